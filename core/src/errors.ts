@@ -1,0 +1,182 @@
+import type { TaskStatus } from "./task-status.js";
+
+/**
+ * Stable machine-readable error codes. The HTTP layer maps each to a status and to protocol v1's
+ * envelope `{error_code, detail, task_id}`; the CLI maps them to exit codes.
+ */
+export type WhillyErrorCode =
+  | "plan_invalid"
+  | "plan_not_found"
+  | "task_not_found"
+  | "version_conflict"
+  | "not_owner"
+  | "invalid_input"
+  | "configuration"
+  | "store_locked"
+  | "store_unavailable"
+  | "unauthorized"
+  | "forbidden"
+  | "agent_failed"
+  | "transport";
+
+/** The root of every error whilly throws on purpose. Anything else is a bug. */
+export abstract class WhillyError extends Error {
+  abstract readonly code: WhillyErrorCode;
+  /** A next step for a person, printed as `hint:` by the CLI. */
+  readonly hint: string | undefined;
+  /** True when trying the same call again may succeed. */
+  readonly retryable: boolean = false;
+
+  constructor(message: string, options?: { cause?: unknown; hint?: string | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options?.hint;
+  }
+}
+
+/** One problem found in a plan file: where (`path`, e.g. `tasks[2].priority`) and what. */
+export type PlanIssue = { readonly path: string; readonly message: string; readonly taskId?: string };
+
+/** A plan file or plan payload that cannot be imported; `issues` lists every problem found. */
+export class PlanInvalid extends WhillyError {
+  readonly code = "plan_invalid";
+  constructor(
+    readonly source: string,
+    readonly issues: readonly PlanIssue[],
+    options?: { hint?: string },
+  ) {
+    super(`${source}: ${issues.map((i) => i.message).join("; ")}`, options);
+  }
+}
+
+/** No plan with this id is stored. */
+export class PlanNotFound extends WhillyError {
+  readonly code = "plan_not_found";
+  constructor(readonly planId: string) {
+    super(`plan '${planId}' not found`, {
+      hint: "check the id matches the plan_id you imported (whilly plan list shows them)",
+    });
+  }
+}
+
+/** No task with this id in this plan (or, without a plan, among the worker's claims). */
+export class TaskNotFound extends WhillyError {
+  readonly code = "task_not_found";
+  constructor(
+    readonly taskId: string,
+    readonly planId?: string,
+  ) {
+    super(
+      planId === undefined ? `task '${taskId}' not found` : `task '${taskId}' not found in plan '${planId}'`,
+    );
+  }
+}
+
+/**
+ * The task moved on since the caller read it: another version, or a status the transition may not
+ * leave. `actualVersion` and `actualStatus` are `undefined` when the row is gone.
+ */
+export class VersionConflict extends WhillyError {
+  readonly code = "version_conflict";
+  constructor(
+    readonly taskId: string,
+    readonly expectedVersion: number,
+    readonly actualVersion: number | undefined,
+    readonly actualStatus: TaskStatus | undefined,
+    readonly planId?: string,
+  ) {
+    super(describeConflict(taskId, expectedVersion, actualVersion, actualStatus));
+  }
+}
+
+function describeConflict(
+  taskId: string,
+  expected: number,
+  actualVersion: number | undefined,
+  actualStatus: TaskStatus | undefined,
+): string {
+  if (actualVersion === undefined) return `task '${taskId}' not found`;
+  if (actualVersion !== expected) return `task '${taskId}' is at version ${actualVersion}, not ${expected}`;
+  return `task '${taskId}' is ${actualStatus}, which this transition may not leave`;
+}
+
+/** The task is claimed by another worker (or by none), so this worker may not finish or release it. */
+export class NotOwner extends WhillyError {
+  readonly code = "not_owner";
+  constructor(
+    readonly taskId: string,
+    readonly workerId: string,
+    readonly ownerId: string | undefined,
+    readonly version: number,
+    readonly status: TaskStatus,
+  ) {
+    super(
+      ownerId === undefined
+        ? `task '${taskId}' is not claimed; worker '${workerId}' holds no lease on it`
+        : `task '${taskId}' is claimed by worker '${ownerId}', not '${workerId}'`,
+    );
+  }
+}
+
+/** A caller passed a value that breaks a rule; `field` names it. */
+export class InvalidInput extends WhillyError {
+  readonly code = "invalid_input";
+  constructor(
+    readonly field: string,
+    message: string,
+    options?: { hint?: string; cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Settings or environment that make the command impossible (exit 2). */
+export class ConfigurationError extends WhillyError {
+  readonly code = "configuration";
+}
+
+/** The embedded store's data directory is owned by another process. */
+export class StoreLocked extends WhillyError {
+  readonly code = "store_locked";
+  constructor(
+    readonly dataDir: string,
+    readonly ownerPid: number | undefined,
+  ) {
+    super(
+      `the embedded store at ${dataDir} is in use by another whilly process${ownerPid ? ` (pid ${ownerPid})` : ""}`,
+      {
+        hint: "wait for it to finish, or set WHILLY_DATABASE_URL to share a Postgres server between processes",
+      },
+    );
+  }
+}
+
+/** The database cannot be reached or refused the connection. */
+export class StoreUnavailable extends WhillyError {
+  readonly code = "store_unavailable";
+  override readonly retryable = true;
+}
+
+/** The HTTP transport failed (network error, 5xx, unparsable reply). */
+export class TransportError extends WhillyError {
+  readonly code = "transport";
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    options?: { cause?: unknown; retryable?: boolean },
+  ) {
+    super(message, options);
+    this.retryable = options?.retryable ?? true;
+  }
+  override readonly retryable: boolean;
+}
+
+/** Missing, malformed, unknown or revoked credentials (HTTP 401). */
+export class Unauthorized extends WhillyError {
+  readonly code = "unauthorized";
+}
+
+/** Valid credentials that may not do this (HTTP 403), e.g. a worker token acting for another worker. */
+export class Forbidden extends WhillyError {
+  readonly code = "forbidden";
+}

@@ -1,0 +1,27 @@
+/**
+ * Audit event names, kept from the seed (spec section 6.1) because dashboards and scripts match on them.
+ * Transition events are upper case and are written in the transition's own transaction.
+ */
+export const EVENT_TYPES = {
+  claim: "CLAIM",
+  start: "START",
+  complete: "COMPLETE",
+  fail: "FAIL",
+  release: "RELEASE",
+  reset: "RESET",
+  taskCreated: "task.created",
+  taskSkipped: "task.skipped",
+  taskUpdated: "task.updated",
+  planCreated: "plan.created",
+  planApplied: "plan.applied",
+  planBudgetExceeded: "plan.budget_exceeded",
+} as const;
+
+/** One of the values of {@link EVENT_TYPES}. */
+export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
+
+/**
+ * Why a task went back to `PENDING`: the worker let it go (`shutdown`), its lease ran out
+ * (`visibility_timeout`), or its worker stopped heartbeating or is gone (`worker_offline`).
+ */
+export type ReleaseReason = "shutdown" | "visibility_timeout" | "worker_offline" | (string & {});

@@ -1,0 +1,90 @@
+import type { MicroUsd } from "./money.js";
+import type { Priority, TaskStatus } from "./task-status.js";
+
+/** JSON values kept verbatim from a plan file (unknown task or plan fields) and in event payloads. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * A task as a plan file describes it, after validation and normalisation. Identity is
+ * `(planId, id)`: two plans may both hold `T-001`.
+ */
+export type TaskSpec = {
+  readonly id: string;
+  readonly status: TaskStatus;
+  readonly priority: Priority;
+  readonly description: string;
+  readonly dependencies: readonly string[];
+  readonly keyFiles: readonly string[];
+  readonly acceptanceCriteria: readonly string[];
+  readonly testSteps: readonly string[];
+  readonly prdRequirement: string;
+  /** Optimistic-lock version; bumped by every transition. */
+  readonly version: number;
+  /** Fields the schema does not know (`phase`, `category`, `title`, ...), kept for export. */
+  readonly extra: JsonObject;
+};
+
+/** `agent_instructions` from the plan file: lines put before and after the task in every prompt. */
+export type AgentInstructions = { readonly before: readonly string[]; readonly after: readonly string[] };
+
+/** A validated plan file. */
+export type PlanSpec = {
+  readonly id: string;
+  /** The plan file's `project`. */
+  readonly name: string;
+  readonly tasks: readonly TaskSpec[];
+  readonly agentInstructions: AgentInstructions;
+  /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
+  readonly extra: JsonObject;
+};
+
+/** A stored plan. Money is integer micro-dollars. */
+export type PlanRecord = {
+  readonly id: string;
+  readonly name: string;
+  /** `undefined` means unlimited. */
+  readonly budgetMicroUsd: MicroUsd | undefined;
+  readonly spentMicroUsd: MicroUsd;
+  readonly agentInstructions: AgentInstructions;
+  readonly extra: JsonObject;
+  readonly createdAt: Date;
+};
+
+/** A stored task: the spec plus its queue state. */
+export type TaskRecord = TaskSpec & {
+  readonly planId: string;
+  /** The worker holding the lease, while `CLAIMED` or `IN_PROGRESS`. */
+  readonly claimedBy: string | undefined;
+  readonly claimedAt: Date | undefined;
+  /** When the lease runs out unless a heartbeat renews it. */
+  readonly leaseExpiresAt: Date | undefined;
+  /** Agent runs so far (each claim that reached the agent counts one). */
+  readonly attempts: number;
+  /** Spend on this task over every attempt, failed ones included. */
+  readonly spentMicroUsd: MicroUsd;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+};
+
+/** One row of the append-only audit log. */
+export type EventRecord = {
+  readonly id: number;
+  readonly planId: string;
+  readonly taskId: string | undefined;
+  readonly eventType: string;
+  readonly payload: JsonObject;
+  readonly detail: JsonObject | undefined;
+  readonly createdAt: Date;
+};
+
+/** A stored worker. */
+export type WorkerRecord = {
+  readonly workerId: string;
+  readonly hostname: string;
+  readonly status: "online" | "offline";
+  readonly lastHeartbeat: Date;
+  readonly registeredAt: Date;
+};

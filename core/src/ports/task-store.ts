@@ -1,0 +1,191 @@
+import type { EventRecord, JsonObject, PlanRecord, PlanSpec, TaskRecord, WorkerRecord } from "../model.js";
+import type { MicroUsd } from "../money.js";
+import type { TaskStatus } from "../task-status.js";
+
+/**
+ * What importing a plan file did. Tasks new to the stored plan are inserted (one `task.created` event
+ * each); tasks already stored are left as they are, and those whose file content differs from the stored
+ * spec are listed in `changed` so the CLI can warn.
+ */
+export type ImportResult = {
+  readonly plan: PlanRecord;
+  readonly planCreated: boolean;
+  readonly inserted: readonly string[];
+  readonly unchanged: readonly string[];
+  readonly changed: readonly string[];
+  /** Imported with status `CLAIMED` or `IN_PROGRESS`: stored as `PENDING`, since no worker holds them. */
+  readonly demotedToPending: readonly string[];
+};
+
+/** A plan with its tasks counted by status. */
+export type PlanSummary = PlanRecord & {
+  readonly taskCount: number;
+  readonly counts: Readonly<Record<TaskStatus, number>>;
+};
+
+/** A `PENDING` task that can never become ready: a dependency ended `FAILED` or `SKIPPED` (or is blocked). */
+export type BlockedTask = {
+  readonly taskId: string;
+  /** The failed or skipped tasks at the root of the blockage, sorted. */
+  readonly blockedBy: readonly string[];
+};
+
+/** Identifies a task and fences a mutation: the caller's worker and the version it last saw. */
+export type TaskFence = {
+  readonly planId: string;
+  readonly taskId: string;
+  readonly workerId: string;
+  readonly version: number;
+};
+
+/** The result of a complete or fail: the task after the transition, and whether spend crossed the budget. */
+export type FinishResult = {
+  readonly task: TaskRecord;
+  /** True for exactly one finish per crossing of the plan's budget (a `plan.budget_exceeded` event). */
+  readonly budgetExceeded: boolean;
+};
+
+/**
+ * The task-queue port: every read and write whilly makes to Postgres. The store in `worker-api`
+ * implements it on PGlite, node-postgres and the Neon driver alike; one contract suite tests it.
+ *
+ * Every transition checks the status against the core transition table, bumps `version`, and writes its
+ * audit event in the same transaction. Durations are milliseconds; money is integer micro-dollars.
+ */
+export interface TaskStore {
+  /**
+   * Creates an empty plan. An existing id is left untouched (`created: false`), budget included.
+   * @param budgetMicroUsd `undefined` for unlimited.
+   */
+  createPlan(input: {
+    id: string;
+    name: string;
+    budgetMicroUsd?: MicroUsd | undefined;
+  }): Promise<{ created: boolean; plan: PlanRecord }>;
+
+  /** Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`. */
+  importPlan(plan: PlanSpec): Promise<ImportResult>;
+
+  /** @returns the plan, or `undefined` when no plan has this id. */
+  getPlan(planId: string): Promise<PlanRecord | undefined>;
+
+  /** Every plan with status counts, by id. */
+  listPlans(): Promise<PlanSummary[]>;
+
+  /** @returns the plan's tasks ordered by id. @throws {PlanNotFound} */
+  listTasks(planId: string): Promise<TaskRecord[]>;
+
+  /** @returns the tasks that wait on a failed or skipped dependency, ordered by id. @throws {PlanNotFound} */
+  listBlocked(planId: string): Promise<BlockedTask[]>;
+
+  /**
+   * Events of one plan with `id > afterId`, oldest first.
+   * @param limit at most this many rows; default 1000.
+   */
+  listEvents(planId: string, options?: { afterId?: number; limit?: number }): Promise<EventRecord[]>;
+
+  /** Writes one plan-level or task-level event outside any transition (e.g. `plan.applied`). */
+  appendEvent(input: {
+    planId: string;
+    taskId?: string | undefined;
+    eventType: string;
+    payload: JsonObject;
+    detail?: JsonObject | undefined;
+  }): Promise<void>;
+
+  /**
+   * Moves `PENDING` (and, for the gate, claimed) tasks to `SKIPPED` with a `task.skipped` event.
+   * Already skipped tasks are returned unchanged and write no event.
+   * @throws {VersionConflict} when the task is in a status SKIP may not leave.
+   */
+  skipTask(input: {
+    planId: string;
+    taskId: string;
+    reason: string;
+    detail?: JsonObject;
+  }): Promise<TaskRecord>;
+
+  /**
+   * `keep_tasks`: every task back to `PENDING` (claims and attempts cleared, one `RESET` event each),
+   * earlier task events kept. `hard`: deletes the plan, its tasks and events.
+   * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
+   */
+  resetPlan(planId: string, mode: "keep_tasks" | "hard"): Promise<number>;
+
+  /** Registers a worker or refreshes it (status `online`, heartbeat now). `tokenHash` `undefined` leaves it as is. */
+  upsertWorker(input: {
+    workerId: string;
+    hostname: string;
+    tokenHash?: string | undefined;
+  }): Promise<WorkerRecord>;
+
+  /**
+   * Records a heartbeat and renews the leases of every task the worker holds to now + `leaseMs`.
+   * @returns `ok: false` when the worker row does not exist; `renewed` counts renewed leases.
+   */
+  heartbeat(workerId: string, leaseMs: number): Promise<{ ok: boolean; renewed: number }>;
+
+  /**
+   * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under
+   * budget (strict `<`); priority then id; `FOR UPDATE SKIP LOCKED`. Sets the lease to now + `leaseMs`
+   * and writes `CLAIM`.
+   * @returns the claimed task, or `undefined` when none is ready.
+   */
+  claim(input: { planId: string; workerId: string; leaseMs: number }): Promise<TaskRecord | undefined>;
+
+  /**
+   * `CLAIMED` → `IN_PROGRESS`, counting an attempt; writes `START`.
+   * @throws {VersionConflict} @throws {NotOwner}
+   */
+  start(fence: TaskFence): Promise<TaskRecord>;
+
+  /**
+   * → `DONE`, adds `costMicroUsd` to the task's and the plan's spend, decrements the dependents'
+   * unfinished-dependency counters, and writes `COMPLETE` (with `detail`), plus `plan.budget_exceeded`
+   * on the crossing. Claim columns are cleared.
+   * @throws {VersionConflict} @throws {NotOwner}
+   */
+  complete(
+    fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
+  ): Promise<FinishResult>;
+
+  /**
+   * → `FAILED`, adding the attempt's cost like {@link TaskStore.complete}; writes `FAIL` with
+   * `{version, reason}` and `detail`.
+   * @throws {VersionConflict} @throws {NotOwner}
+   */
+  fail(
+    fence: TaskFence & { reason: string; costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
+  ): Promise<FinishResult>;
+
+  /**
+   * → `PENDING`, clearing the claim; writes `RELEASE` with `{version, reason}`.
+   * @throws {VersionConflict} @throws {NotOwner}
+   */
+  release(fence: TaskFence & { reason: string; costMicroUsd?: MicroUsd | undefined }): Promise<TaskRecord>;
+
+  /**
+   * Returns to `PENDING` every task claimed by `workerId` (any plan), with `RELEASE` events carrying
+   * `reason` and `worker_id`. Used when a worker is known gone.
+   * @returns the released tasks.
+   */
+  releaseWorkerTasks(workerId: string, reason: string): Promise<TaskRecord[]>;
+
+  /** Returns to `PENDING` every task whose lease expired, with `RELEASE` `visibility_timeout`. */
+  releaseExpiredLeases(): Promise<TaskRecord[]>;
+
+  /**
+   * Resolves a task id without a plan among the tasks `workerId` holds.
+   * @returns the plan id, or `undefined` when the worker holds no such task.
+   */
+  findClaimedPlan(workerId: string, taskId: string): Promise<string | undefined>;
+
+  /** Every worker row, by id. */
+  listWorkers(): Promise<WorkerRecord[]>;
+
+  /** @returns the task, or `undefined`. */
+  getTask(planId: string, taskId: string): Promise<TaskRecord | undefined>;
+
+  /** Releases the connection or pool. */
+  close(): Promise<void>;
+}

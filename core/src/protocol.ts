@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
+
+/**
+ * Worker protocol v1: the request and response bodies of the task routes, shared by the control plane
+ * (which validates requests) and the worker (which validates responses). Field names are snake_case as
+ * on the wire (spec section 5.3). `plan_id` is whilly's addition: task ids are unique per plan only.
+ */
+
+const id = z.string().min(1).max(256);
+
+/** A task as the control plane sends it. */
+export const taskPayloadSchema = z.object({
+  plan_id: z.string().min(1),
+  id: z.string().min(1),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(PRIORITIES),
+  description: z.string(),
+  dependencies: z.array(z.string()),
+  key_files: z.array(z.string()),
+  acceptance_criteria: z.array(z.string()),
+  test_steps: z.array(z.string()),
+  prd_requirement: z.string(),
+  version: z.number().int().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+  claimed_by: z.string().nullable(),
+  lease_expires_at: z.string().nullable(),
+});
+export type TaskPayload = z.infer<typeof taskPayloadSchema>;
+
+/** The plan context a claim carries, so the worker can build the prompt without another request. */
+export const planPayloadSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  agent_instructions: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+});
+export type PlanPayload = z.infer<typeof planPayloadSchema>;
+
+/** `POST /tasks/claim` body. */
+export const claimRequestSchema = z.strictObject({ worker_id: id, plan_id: id });
+export type ClaimRequest = z.infer<typeof claimRequestSchema>;
+
+/** `POST /tasks/claim` 200 body (204 with no body when nothing became ready in time). */
+export const claimResponseSchema = z.object({ task: taskPayloadSchema, plan: planPayloadSchema.nullable() });
+export type ClaimResponse = z.infer<typeof claimResponseSchema>;
+
+const fence = { worker_id: id, plan_id: id.optional(), version: z.number().int().nonnegative() };
+
+/** Cost in USD as a JSON number or decimal string (spec section 5.3); converted to micro-dollars. */
+const cost = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+
+/** `POST /tasks/{id}/start` body. */
+export const startRequestSchema = z.strictObject({ ...fence });
+export type StartRequest = z.infer<typeof startRequestSchema>;
+
+/** `POST /tasks/{id}/complete` body; `detail` is whilly's addition (attempt summary for the audit log). */
+export const completeRequestSchema = z.strictObject({
+  ...fence,
+  cost_usd: cost.nullable().optional(),
+  detail: z.record(z.string(), z.json()).optional(),
+});
+export type CompleteRequest = z.infer<typeof completeRequestSchema>;
+
+/** `POST /tasks/{id}/fail` body. */
+export const failRequestSchema = z.strictObject({
+  ...fence,
+  reason: z.string().min(1).max(2048),
+  cost_usd: cost.nullable().optional(),
+  detail: z.record(z.string(), z.json()).optional(),
+});
+export type FailRequest = z.infer<typeof failRequestSchema>;
+
+/** `POST /tasks/{id}/release` body. */
+export const releaseRequestSchema = z.strictObject({
+  ...fence,
+  reason: z.string().min(1).max(2048),
+  cost_usd: cost.nullable().optional(),
+});
+export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
+
+/** `POST /workers/{id}/heartbeat` body and reply. */
+export const heartbeatRequestSchema = z.strictObject({ worker_id: id });
+export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
+export const heartbeatResponseSchema = z.object({ ok: z.boolean(), renewed: z.number().int().optional() });
+export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
+
+/** `{"task": ...}`: the reply of start, complete, fail and release. */
+export const taskResponseSchema = z.object({ task: taskPayloadSchema });
+export type TaskResponse = z.infer<typeof taskResponseSchema>;
+
+/**
+ * Protocol v1's error envelope. 409 adds `expected_version`, `actual_version` and `actual_status`
+ * (null when the task is gone).
+ */
+export const errorEnvelopeSchema = z.object({
+  error_code: z.string(),
+  detail: z.string(),
+  task_id: z.string().nullable(),
+  expected_version: z.number().int().nullable().optional(),
+  actual_version: z.number().int().nullable().optional(),
+  actual_status: z.enum(TASK_STATUSES).nullable().optional(),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;

@@ -1,0 +1,49 @@
+import type { TaskStatus } from "./task-status.js";
+
+/** The transitions a task can take (spec section 4.1). `RESET` is the out-of-band plan reset. */
+export const TRANSITIONS = ["CLAIM", "START", "COMPLETE", "FAIL", "SKIP", "RELEASE", "RESET"] as const;
+
+/** One of {@link TRANSITIONS}. */
+export type Transition = (typeof TRANSITIONS)[number];
+
+type Edge = { readonly from: readonly TaskStatus[]; readonly to: TaskStatus };
+
+/**
+ * The transition table: the single source of truth for which status a transition may leave and where
+ * it lands. The store derives its SQL status filters from it through {@link allowedFrom}.
+ *
+ * Source: the seed's eleven legal edges (spec section 4.1), plus `RESET`, which moves any status back to
+ * `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan.
+ */
+export const TRANSITION_TABLE: Readonly<Record<Transition, Edge>> = {
+  CLAIM: { from: ["PENDING"], to: "CLAIMED" },
+  START: { from: ["CLAIMED"], to: "IN_PROGRESS" },
+  COMPLETE: { from: ["CLAIMED", "IN_PROGRESS"], to: "DONE" },
+  FAIL: { from: ["CLAIMED", "IN_PROGRESS"], to: "FAILED" },
+  SKIP: { from: ["PENDING", "CLAIMED", "IN_PROGRESS"], to: "SKIPPED" },
+  RELEASE: { from: ["CLAIMED", "IN_PROGRESS"], to: "PENDING" },
+  RESET: { from: ["PENDING", "CLAIMED", "IN_PROGRESS", "DONE", "FAILED", "SKIPPED"], to: "PENDING" },
+};
+
+/** The statuses `transition` may start from; the store passes this list to its `status IN (...)` filter. */
+export function allowedFrom(transition: Transition): readonly TaskStatus[] {
+  return TRANSITION_TABLE[transition].from;
+}
+
+/** The status `transition` lands in. */
+export function targetOf(transition: Transition): TaskStatus {
+  return TRANSITION_TABLE[transition].to;
+}
+
+/** True when `transition` is legal from `status`. */
+export function canTransition(status: TaskStatus, transition: Transition): boolean {
+  return TRANSITION_TABLE[transition].from.includes(status);
+}
+
+/**
+ * The status after `transition` from `status`, or `undefined` when the table has no such edge.
+ * Pure: it neither throws nor bumps versions (the store does that in SQL).
+ */
+export function nextStatus(status: TaskStatus, transition: Transition): TaskStatus | undefined {
+  return canTransition(status, transition) ? targetOf(transition) : undefined;
+}
