@@ -1,0 +1,51 @@
+import { compareIds } from "../dag/compare.js";
+import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
+import { canonicalJson } from "./canonical-json.js";
+import { PLAN_FIELDS } from "./parse-plan.js";
+import { TASK_FIELDS } from "./parse-task.js";
+
+/**
+ * The plan file whilly writes for `plan export` (spec section 2.6, extended): top-level `plan_id`,
+ * `project`, `tasks`, `agent_instructions` when it has lines, and the plan's extra fields; every task
+ * with all ten known fields (`status` upper case, `priority` lower case, current `version`) plus its
+ * extra fields; tasks by id, keys sorted at every level, two-space indent, trailing newline.
+ * Parsing the result and exporting again gives the same bytes.
+ * @param tasks specs or stored records (only spec fields are written).
+ */
+export function exportPlan(
+  plan: Pick<PlanSpec, "id" | "name" | "agentInstructions" | "extra">,
+  tasks: readonly TaskSpec[],
+): string {
+  const document: JsonObject = {
+    ...withoutKeys(plan.extra, PLAN_FIELDS),
+    plan_id: plan.id,
+    project: plan.name,
+    tasks: [...tasks].sort((a, b) => compareIds(a.id, b.id)).map(taskToJson),
+  };
+  const { before, after } = plan.agentInstructions;
+  if (before.length > 0 || after.length > 0) {
+    document.agent_instructions = { before: [...before], after: [...after] };
+  }
+  return `${canonicalJson(document)}\n`;
+}
+
+function taskToJson(task: TaskSpec): JsonObject {
+  return {
+    ...withoutKeys(task.extra, TASK_FIELDS),
+    id: task.id,
+    status: task.status,
+    dependencies: [...task.dependencies],
+    key_files: [...task.keyFiles],
+    priority: task.priority,
+    description: task.description,
+    acceptance_criteria: [...task.acceptanceCriteria],
+    test_steps: [...task.testSteps],
+    prd_requirement: task.prdRequirement,
+    version: task.version,
+  };
+}
+
+/** `extra` minus any key whilly writes itself, so a known field can never be shadowed. */
+function withoutKeys(extra: JsonObject, known: readonly string[]): JsonObject {
+  return Object.fromEntries(Object.entries(extra).filter(([key]) => !known.includes(key)));
+}

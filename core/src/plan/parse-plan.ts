@@ -1,0 +1,195 @@
+import { detectCycles, formatCycle } from "../dag/index.js";
+import { PlanInvalid } from "../errors.js";
+import type { AgentInstructions, JsonObject, PlanSpec, TaskSpec } from "../model.js";
+import { IssueList, type TaskScope } from "./issues.js";
+import { findJsonSyntaxError } from "./json-syntax.js";
+import { isPlainObject, scanJson, toJson } from "./json-values.js";
+import { type ParsedTask, parseTask } from "./parse-task.js";
+import { idProblem, show } from "./text.js";
+
+/** The top-level fields whilly knows; every other top-level key is kept in `PlanSpec.extra`. */
+export const PLAN_FIELDS = ["plan_id", "project", "tasks", "agent_instructions"] as const;
+
+const KNOWN = new Set<string>(PLAN_FIELDS);
+const NO_INSTRUCTIONS: AgentInstructions = { before: [], after: [] };
+
+/**
+ * Parses a plan file's text (the seed's `tasks.json` format, spec sections 2.1–2.2). A leading byte
+ * order mark is ignored.
+ * @param source names the file in messages (its path, or e.g. `<stdin>`).
+ * @throws {PlanInvalid} listing every problem: invalid JSON (with line and column), then everything
+ *   {@link parsePlanObject} reports.
+ */
+export function parsePlanFile(text: string, source: string): PlanSpec {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const found = findJsonSyntaxError(body);
+    const message = found
+      ? `invalid JSON at line ${found.line}, column ${found.column}: ${found.message}`
+      : `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
+    throw new PlanInvalid(source, [{ path: "", message }]);
+  }
+  return parsePlanObject(value, source);
+}
+
+/**
+ * Validates and normalises a parsed plan (spec section 2, with whilly's stricter rules): `project` a
+ * non-empty string, `tasks` an array, `plan_id` defaulting to `project`; every task per
+ * {@link parseTask}; task ids unique; every dependency in the plan; no dependency cycles; only text
+ * Postgres can store; ids within limits. Unknown top-level and task fields are kept in `extra`;
+ * `agent_instructions` (`{before?: string[], after?: string[]}`) becomes `agentInstructions`. Statuses are
+ * kept as given (the store decides what an imported `CLAIMED` means).
+ * @param planIdOverride replaces the payload's `plan_id` (for generated plans); checked like one.
+ * @throws {PlanInvalid} with one issue per problem, each naming the field and the task.
+ */
+export function parsePlanObject(value: unknown, source: string, planIdOverride?: string): PlanSpec {
+  const issues = new IssueList();
+  if (!isPlainObject(value)) {
+    issues.plan([], `the plan must be a JSON object at the top level; got ${show(value)}`);
+    throw new PlanInvalid(source, issues.items);
+  }
+
+  scanJson({ ...value, tasks: undefined }, [], (path, message) => issues.plan(path, message));
+  const name = readProject(value.project, issues);
+  const id = readPlanId(value, name, planIdOverride, issues);
+  const agentInstructions = readInstructions(value.agent_instructions, issues);
+  const parsed = readTasks(value.tasks, issues);
+  if (parsed) checkGraph(parsed, issues);
+
+  if (issues.items.length > 0) throw new PlanInvalid(source, issues.items);
+  const extra: JsonObject = Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !KNOWN.has(key) && item !== undefined)
+      .map(([key, item]) => [key, toJson(item)]),
+  );
+  const tasks = (parsed ?? [])
+    .map((task) => task.spec)
+    .filter((spec): spec is TaskSpec => spec !== undefined);
+  return {
+    id: id ?? "",
+    name: name ?? "",
+    tasks,
+    agentInstructions: agentInstructions ?? NO_INSTRUCTIONS,
+    extra,
+  };
+}
+
+function readProject(value: unknown, issues: IssueList): string | undefined {
+  if (value === undefined) {
+    issues.plan(["project"], "missing required plan field 'project'");
+    return undefined;
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    issues.plan(["project"], `'project' must be a non-empty string; got ${show(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+function readPlanId(
+  plan: Record<string, unknown>,
+  name: string | undefined,
+  override: string | undefined,
+  issues: IssueList,
+): string | undefined {
+  if (override !== undefined) {
+    return checkedPlanId(override, issues, ["plan_id"], "the plan id given in place of 'plan_id'");
+  }
+  if (plan.plan_id === undefined) {
+    if (name === undefined) return undefined;
+    return checkedPlanId(name, issues, ["project"], "'project' (the plan id, as there is no 'plan_id')");
+  }
+  return checkedPlanId(plan.plan_id, issues, ["plan_id"], "'plan_id'");
+}
+
+function checkedPlanId(
+  value: unknown,
+  issues: IssueList,
+  path: string[],
+  subject: string,
+): string | undefined {
+  if (typeof value !== "string" || value === "") {
+    issues.plan(path, `${subject} must be a non-empty string; got ${show(value)}`);
+    return undefined;
+  }
+  const problem = idProblem(value);
+  if (!problem) return value;
+  const hint = path[0] === "project" ? "; add a shorter 'plan_id'" : "";
+  issues.plan(path, `${subject} ${problem}${hint}`);
+  return undefined;
+}
+
+function readInstructions(value: unknown, issues: IssueList): AgentInstructions | undefined {
+  if (value === undefined) return NO_INSTRUCTIONS;
+  if (!isPlainObject(value)) {
+    issues.plan(
+      ["agent_instructions"],
+      `'agent_instructions' must be an object with 'before' and 'after' lists of strings; got ${show(value)}`,
+    );
+    return undefined;
+  }
+  let ok = true;
+  for (const key of Object.keys(value)) {
+    if (key === "before" || key === "after" || value[key] === undefined) continue;
+    ok = false;
+    issues.plan(
+      ["agent_instructions", key],
+      `'agent_instructions' may hold only 'before' and 'after'; got ${show(key)}`,
+    );
+  }
+  const lines = (key: "before" | "after"): string[] | undefined => {
+    const list = value[key];
+    if (list === undefined) return [];
+    if (Array.isArray(list) && list.every((line) => typeof line === "string")) return list.slice();
+    ok = false;
+    issues.plan(["agent_instructions", key], `'agent_instructions'.${key} must be a list of strings`);
+    return undefined;
+  };
+  const before = lines("before");
+  const after = lines("after");
+  return ok && before && after ? { before, after } : undefined;
+}
+
+function readTasks(value: unknown, issues: IssueList): ParsedTask[] | undefined {
+  if (value === undefined) {
+    issues.plan(["tasks"], "missing required plan field 'tasks'");
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    issues.plan(["tasks"], `'tasks' must be a JSON array; got ${show(value)}`);
+    return undefined;
+  }
+  return value.map((raw, index) => parseTask(raw, index, issues));
+}
+
+/** Duplicate ids, dependencies outside the plan, and cycles, over every task with a usable id. */
+function checkGraph(parsed: readonly ParsedTask[], issues: IssueList): void {
+  const first = new Map<string, TaskScope>();
+  for (const { scope } of parsed) {
+    if (scope.id === undefined) continue;
+    const earlier = first.get(scope.id);
+    if (earlier) issues.task(scope, ["id"], `duplicate task id; tasks[${earlier.index}] has the same id`);
+    else first.set(scope.id, scope);
+  }
+  const graph: { id: string; dependencies: readonly string[] }[] = [];
+  for (const { scope, dependencies } of parsed) {
+    if (scope.id === undefined || dependencies === undefined || first.get(scope.id) !== scope) continue;
+    graph.push({ id: scope.id, dependencies });
+    dependencies.forEach((dep, index) => {
+      if (first.has(dep)) return;
+      issues.raw(
+        scope,
+        ["dependencies", index],
+        `task ${show(scope.id)} depends on ${show(dep)}, which is not in the plan`,
+      );
+    });
+  }
+  for (const cycle of detectCycles(graph)) {
+    const start = cycle[0] ?? "";
+    const scope = first.get(start) ?? { index: 0, id: start };
+    issues.raw(scope, ["dependencies"], `Cycle detected: ${formatCycle(cycle)}`);
+  }
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { buildPrompt, COMPLETION_MARKER } from "./build-prompt.js";
+
+const task = {
+  id: "DEMO-003",
+  priority: "medium" as const,
+  prdRequirement: "demo-step-3",
+  description: "Write a smoke test.",
+  dependencies: ["DEMO-001"],
+  acceptanceCriteria: ["the test file exists", "it passes"],
+  testSteps: ["test -s tests/test_demo_smoke.py", "pytest -q"],
+  keyFiles: ["tests/test_demo_smoke.py"],
+};
+const plan = {
+  id: "demo",
+  name: "Demo project",
+  agentInstructions: { before: ["Read progress.txt first."], after: ["Never push to main."] },
+};
+
+describe("buildPrompt", () => {
+  const prompt = buildPrompt({ plan, task });
+  const lines = prompt.split("\n");
+
+  it("puts the before lines first and the after lines last", () => {
+    expect(lines[0]).toBe("Read progress.txt first.");
+    expect(lines[lines.length - 1]).toBe("Never push to main.");
+  });
+
+  it("has a greppable task id line and the plan's name and id", () => {
+    expect(lines).toContain("Task id: DEMO-003");
+    expect(prompt.match(/^Task id: (.+)$/m)?.[1]).toBe("DEMO-003");
+    expect(lines).toContain("Plan: Demo project (plan id: demo)");
+    expect(lines).toContain("Priority: medium");
+    expect(lines).toContain("PRD requirement: demo-step-3");
+  });
+
+  it("lists the task's parts in order, numbered where they are steps", () => {
+    const order = [
+      "Write a smoke test.",
+      "These tasks are already DONE; build on their results and do not redo them:",
+      "- DEMO-001",
+      "1. the test file exists",
+      "2. it passes",
+      "1. test -s tests/test_demo_smoke.py",
+      "2. pytest -q",
+      "- tests/test_demo_smoke.py",
+      COMPLETION_MARKER,
+    ];
+    const positions = order.map((line) => lines.indexOf(line));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it("tells the agent when, and only when, to print the marker", () => {
+    expect(COMPLETION_MARKER).toBe("<promise>COMPLETE</promise>");
+    expect(prompt).toMatch(/only on task DEMO-003/);
+    expect(prompt).toMatch(/very last line/);
+    expect(prompt).toMatch(/Otherwise describe what is wrong or unfinished, and do not print that line/);
+  });
+
+  it("leaves out empty optional parts and marks a missing description", () => {
+    const bare = buildPrompt({
+      plan: { id: "p", name: "p", agentInstructions: { before: [], after: [] } },
+      task: { ...task, prdRequirement: "", description: "  ", dependencies: [], keyFiles: [], testSteps: [] },
+    });
+    expect(bare.startsWith("You are a coding agent")).toBe(true);
+    expect(bare).toContain("Plan: p\n");
+    expect(bare).not.toContain("PRD requirement");
+    expect(bare).not.toContain("## Dependencies");
+    expect(bare).not.toContain("## Key files");
+    expect(bare).toContain("(no description given)");
+    expect(bare).toContain("## Test steps\nRun each step and make sure it passes:\n(none given)");
+    expect(bare.trimEnd().endsWith("do not print that line anywhere.")).toBe(true);
+  });
+
+  it("keeps multi-line items inside their entry", () => {
+    const prompt2 = buildPrompt({ plan, task: { ...task, testSteps: ["line one\nline two"] } });
+    expect(prompt2).toContain("1. line one\n   line two");
+  });
+});

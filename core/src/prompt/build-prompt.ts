@@ -1,0 +1,85 @@
+import { COMPLETION_MARKER } from "../agent-result/marker.js";
+import type { AgentInstructions, PlanSpec, TaskSpec } from "../model.js";
+
+export { COMPLETION_MARKER };
+
+/** The task fields a prompt uses: a {@link TaskSpec}, a stored task, or a claim's payload mapped to them. */
+export type PromptTask = Pick<
+  TaskSpec,
+  | "id"
+  | "priority"
+  | "prdRequirement"
+  | "description"
+  | "dependencies"
+  | "acceptanceCriteria"
+  | "testSteps"
+  | "keyFiles"
+>;
+
+/** The plan context of a prompt; a worker that knows only the plan id passes it as the name too. */
+export type PromptPlan = Pick<PlanSpec, "id" | "name"> & { readonly agentInstructions: AgentInstructions };
+
+/**
+ * Builds the prompt an agent gets for one task (spec section 7.1, in English). In order: the plan's
+ * `agent_instructions.before` lines; the plan; `Task id: <id>` on a line of its own (tools find the
+ * task by that line); priority and PRD requirement; the description; dependencies, stated as DONE;
+ * numbered acceptance criteria and test steps; key files; the rules, including when to print
+ * {@link COMPLETION_MARKER}; and the plan's `after` lines. It names no host paths. Pure.
+ */
+export function buildPrompt(input: { plan: PromptPlan; task: PromptTask }): string {
+  const { plan, task } = input;
+  const sections: string[][] = [];
+  if (plan.agentInstructions.before.length > 0) sections.push([...plan.agentInstructions.before]);
+
+  const planLine = plan.name === plan.id ? `Plan: ${plan.id}` : `Plan: ${plan.name} (plan id: ${plan.id})`;
+  const header = [
+    "You are a coding agent working on one task of a larger plan.",
+    planLine,
+    `Task id: ${task.id}`,
+    `Priority: ${task.priority}`,
+  ];
+  if (task.prdRequirement.trim() !== "") header.push(`PRD requirement: ${task.prdRequirement}`);
+  sections.push(header);
+
+  const description = task.description.trim() === "" ? "(no description given)" : task.description;
+  sections.push(["## Description", description]);
+  if (task.dependencies.length > 0) {
+    sections.push([
+      "## Dependencies",
+      "These tasks are already DONE; build on their results and do not redo them:",
+      ...bullets(task.dependencies),
+    ]);
+  }
+  sections.push(["## Acceptance criteria", ...numbered(task.acceptanceCriteria)]);
+  sections.push(["## Test steps", "Run each step and make sure it passes:", ...numbered(task.testSteps)]);
+  if (task.keyFiles.length > 0) sections.push(["## Key files", ...bullets(task.keyFiles)]);
+  sections.push(rules(task.id));
+  if (plan.agentInstructions.after.length > 0) sections.push([...plan.agentInstructions.after]);
+  return sections.map((lines) => lines.join("\n")).join("\n\n");
+}
+
+function rules(taskId: string): string[] {
+  return [
+    "## Rules",
+    `- Work only on task ${taskId}; do not start other tasks of the plan.`,
+    "- Meet every acceptance criterion and run every test step; fix whatever fails.",
+    "- When every criterion is met and every test step passes, end your final reply with this line,",
+    "  alone, as its very last line:",
+    COMPLETION_MARKER,
+    "- Otherwise describe what is wrong or unfinished, and do not print that line anywhere.",
+  ];
+}
+
+function numbered(items: readonly string[]): string[] {
+  if (items.length === 0) return ["(none given)"];
+  return items.map((item, index) => `${index + 1}. ${indentContinuation(item)}`);
+}
+
+function bullets(items: readonly string[]): string[] {
+  return items.map((item) => `- ${indentContinuation(item)}`);
+}
+
+/** Keeps a multi-line item visually inside its list entry. */
+function indentContinuation(item: string): string {
+  return item.replace(/\r?\n/g, "\n   ");
+}

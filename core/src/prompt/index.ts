@@ -1,0 +1,1 @@
+export { buildPrompt, COMPLETION_MARKER, type PromptPlan, type PromptTask } from "./build-prompt.js";

@@ -1,0 +1,1 @@
+export { type PlanGraphInput, renderPlanGraph, type StatusColor } from "./plan-graph.js";

@@ -1,0 +1,76 @@
+import { compareIds } from "../dag/compare.js";
+import { detectCycles, formatCycle } from "../dag/cycles.js";
+import { topologicalDepth } from "../dag/depth.js";
+import type { DagTaskWithStatus } from "../dag/graph.js";
+import { blockedTasks } from "../dag/readiness.js";
+import type { BlockedTask } from "../ports/task-store.js";
+import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
+
+/** Colours a status badge; the CLI passes one that honours `NO_COLOR` and TTY detection. */
+export type StatusColor = (status: TaskStatus, text: string) => string;
+
+/** What {@link renderPlanGraph} draws. */
+export type PlanGraphInput = {
+  readonly planId: string;
+  readonly name: string;
+  readonly tasks: readonly (DagTaskWithStatus & { readonly priority: Priority })[];
+  /** Tasks waiting on a failed or skipped dependency; computed from `tasks` when left out. */
+  readonly blocked?: readonly BlockedTask[] | undefined;
+  /** Applied to each `[STATUS     ]` badge; none by default. */
+  readonly color?: StatusColor | undefined;
+};
+
+const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
+
+/**
+ * Draws a plan for `plan show` (spec section 1.6): a `Cycle detected: …` line per cycle, if any; the
+ * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
+ * topological depth then id, with `    └─ depends on: a, b` for in-plan dependencies and
+ * `    ⚠ blocked by FAILED T-1` for blocked tasks; and `Summary: N tasks · PENDING=a · DONE=b`
+ * listing non-zero counts in status order. Pure.
+ * @returns the text, each line ending in a newline.
+ */
+export function renderPlanGraph(input: PlanGraphInput): string {
+  const { tasks } = input;
+  const paint = input.color ?? ((_status: TaskStatus, text: string) => text);
+  const lines: string[] = [];
+
+  const cycles = detectCycles(tasks);
+  for (const cycle of cycles) lines.push(`Cycle detected: ${formatCycle(cycle)}`);
+  if (cycles.length > 0) lines.push("");
+
+  const title = `Plan: ${input.planId} — ${input.name}`;
+  lines.push(title, "─".repeat(Math.max([...title].length, 40)));
+
+  const depth = topologicalDepth(tasks);
+  const statusOf = new Map(tasks.map((task) => [task.id, task.status] as const));
+  const blockers = new Map((input.blocked ?? blockedTasks(tasks)).map((b) => [b.taskId, b.blockedBy]));
+  const ordered = [...tasks].sort(
+    (a, b) => (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0) || compareIds(a.id, b.id),
+  );
+  for (const task of ordered) {
+    lines.push(
+      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${task.id}  (${task.priority})`,
+    );
+    const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
+    if (deps.length > 0) lines.push(`    └─ depends on: ${deps.join(", ")}`);
+    const roots = blockers.get(task.id) ?? [];
+    if (roots.length > 0) {
+      lines.push(
+        `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${id}`).join(", ")}`,
+      );
+    }
+  }
+
+  lines.push("", summaryLine(tasks));
+  return `${lines.join("\n")}\n`;
+}
+
+function summaryLine(tasks: readonly { readonly status: TaskStatus }[]): string {
+  const parts = [`Summary: ${tasks.length} tasks`];
+  for (const status of TASK_STATUSES) {
+    const count = tasks.filter((task) => task.status === status).length;
+    if (count > 0) parts.push(`${status}=${count}`);
+  }
+  return parts.join(" · ");
+}

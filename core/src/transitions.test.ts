@@ -1,0 +1,72 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isTerminal, TASK_STATUSES, type TaskStatus } from "./task-status.js";
+import { allowedFrom, canTransition, nextStatus, TRANSITION_TABLE, TRANSITIONS } from "./transitions.js";
+
+describe("transition table", () => {
+  it("has the seed's eleven edges plus RESET from every status", () => {
+    const legal = TRANSITIONS.flatMap((transition) =>
+      TASK_STATUSES.filter((status) => canTransition(status, transition)).map(
+        (status) => `${transition}:${status}`,
+      ),
+    );
+    expect(legal.filter((edge) => !edge.startsWith("RESET:"))).toHaveLength(11);
+    expect(legal.filter((edge) => edge.startsWith("RESET:"))).toHaveLength(TASK_STATUSES.length);
+  });
+
+  it("gives terminal states no way out but RESET", () => {
+    for (const status of TASK_STATUSES.filter(isTerminal)) {
+      for (const transition of TRANSITIONS) {
+        expect(canTransition(status, transition)).toBe(transition === "RESET");
+      }
+    }
+  });
+
+  it("derives allowedFrom and nextStatus from the one table", () => {
+    for (const transition of TRANSITIONS) {
+      expect(allowedFrom(transition)).toEqual(TRANSITION_TABLE[transition].from);
+      for (const status of TASK_STATUSES) {
+        const next = nextStatus(status, transition);
+        expect(next).toBe(
+          allowedFrom(transition).includes(status) ? TRANSITION_TABLE[transition].to : undefined,
+        );
+      }
+    }
+  });
+});
+
+describe("random transition sequences", () => {
+  it("never reach a status outside the table and stop at terminal states until a RESET", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...TASK_STATUSES),
+        fc.array(fc.constantFrom(...TRANSITIONS), { maxLength: 60 }),
+        (start, sequence) => {
+          let status: TaskStatus = start;
+          for (const transition of sequence) {
+            const next = nextStatus(status, transition);
+            if (isTerminal(status) && transition !== "RESET") expect(next).toBeUndefined();
+            if (next === undefined) continue;
+            expect(TASK_STATUSES).toContain(next);
+            expect(TRANSITION_TABLE[transition].from).toContain(status);
+            expect(next).toBe(TRANSITION_TABLE[transition].to);
+            status = next;
+          }
+        },
+      ),
+    );
+  });
+
+  it("only ever reaches DONE from a claimed or running task", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...TRANSITIONS), { maxLength: 60 }), (sequence) => {
+        let status: TaskStatus = "PENDING";
+        for (const transition of sequence) {
+          const next = nextStatus(status, transition);
+          if (next === "DONE") expect(["CLAIMED", "IN_PROGRESS"]).toContain(status);
+          status = next ?? status;
+        }
+      }),
+    );
+  });
+});
