@@ -1,1 +1,12 @@
-export {};
+export { classifyAgentRun } from "./classify.js";
+export { agentOutcomeDetail } from "./detail.js";
+export { findResultObject } from "./find-result.js";
+export { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
+export type {
+  AgentFailureReason,
+  AgentOutcome,
+  AgentRunReport,
+  AgentUsage,
+  PermissionDenial,
+} from "./outcome.js";
+export { OUTPUT_TAIL_BYTES, redact, storableText, utf8Tail } from "./text.js";

@@ -1,1 +1,18 @@
-export {};
+export { type FakeClaudeEnvOptions, fakeClaudeEnv } from "./env.js";
+export type { Fault } from "./play.js";
+export {
+  type FakeScript,
+  type FakeUsage,
+  ScriptError,
+  type ScriptFault,
+  type ScriptToolUse,
+  type ScriptTurn,
+  type TaskScript,
+  validateScript,
+} from "./script.js";
+export {
+  type FakeAnthropic,
+  type FakeAnthropicOptions,
+  type RequestLogEntry,
+  startFakeAnthropic,
+} from "./server.js";

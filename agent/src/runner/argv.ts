@@ -1,0 +1,62 @@
+import type { ClaudeSettings } from "./settings.js";
+
+/**
+ * The command line for one attempt (spec section 7.2): `[bin, <permission flags>, --output-format, json,
+ * --model, <model>, [--max-turns, N], -p, --, <prompt>]`. The prompt is one argument, never passed through a
+ * shell; `--` keeps a prompt that starts with `-` from being read as an option. Linux limits one argument
+ * to 128 KiB, so a longer prompt fails to start (`spawn_failed`, E2BIG).
+ */
+export function claudeArgv(settings: ClaudeSettings, prompt: string): string[] {
+  const argv = [settings.claudeBin, ...permissionFlags(settings)];
+  argv.push("--output-format", "json", "--model", settings.model);
+  if (settings.maxTurns !== undefined) argv.push("--max-turns", String(settings.maxTurns));
+  argv.push("-p", "--", prompt);
+  return argv;
+}
+
+/** The flags for {@link ClaudeSettings.permissions}. */
+export function permissionFlags(settings: ClaudeSettings): string[] {
+  switch (settings.permissions) {
+    case "accept-edits":
+      return ["--permission-mode", "acceptEdits"];
+    case "allowlist":
+      return ["--allowedTools", settings.allowedTools.join(" ")];
+    case "skip":
+      return ["--dangerously-skip-permissions"];
+  }
+}
+
+/**
+ * The agent's environment: the given one (unset entries dropped) plus, with a proxy configured,
+ * `HTTPS_PROXY` and `NO_PROXY`, which override inherited values. The input is never changed, so the
+ * proxy reaches the agent only.
+ */
+export function claudeEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  settings: ClaudeSettings,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  if (settings.proxyUrl !== undefined) {
+    out.HTTPS_PROXY = settings.proxyUrl;
+    out.NO_PROXY = settings.noProxy;
+  }
+  return out;
+}
+
+/** Values to keep out of every outcome and log: credentials in the agent's environment. */
+export function secretsOf(env: Readonly<Record<string, string>>): string[] {
+  const names = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "HTTPS_PROXY"];
+  const secrets: string[] = [];
+  for (const name of names) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    if (name === "HTTPS_PROXY") {
+      const password = URL.canParse(value) ? new URL(value).password : "";
+      if (password !== "") secrets.push(decodeURIComponent(password));
+    } else {
+      secrets.push(value);
+    }
+  }
+  return secrets;
+}

@@ -1,0 +1,12 @@
+export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
+export { type ClaudeAttemptOptions, createClaudeAttempt } from "./attempt.js";
+export { type ProcessGroupOptions, type ProcessGroupResult, runProcessGroup } from "./process-group.js";
+export { type AgentRunResult, type RunClaudeInput, runClaude } from "./run-claude.js";
+export {
+  type ClaudePermissions,
+  type ClaudeSettings,
+  DEFAULT_CLAUDE_MODEL,
+  DEFAULT_NO_PROXY,
+  parseClaudeSettings,
+  ROOT_ALLOWED_TOOLS,
+} from "./settings.js";

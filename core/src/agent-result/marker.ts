@@ -1,0 +1,23 @@
+/**
+ * The line an agent prints when, and only when, it finished its task (spec section 7.1; the seed calls it
+ * `PROMISE_MARKER`). The prompt asks for it; {@link endsWithCompletionMarker} checks it.
+ */
+export const COMPLETION_MARKER = "<promise>COMPLETE</promise>";
+
+const FENCE = /^\s*(```|~~~)/gm;
+
+/**
+ * True when the marker ends `text` (trailing whitespace allowed) outside any code: a marker the agent
+ * merely quotes ("I will print <promise>COMPLETE</promise> when done"), puts in backticks, or writes inside
+ * a fenced block does not count, because agents describe the marker long before they earn it.
+ */
+export function endsWithCompletionMarker(text: string, marker: string = COMPLETION_MARKER): boolean {
+  const trimmed = text.trimEnd();
+  if (!trimmed.endsWith(marker)) return false;
+  const before = trimmed.slice(0, trimmed.length - marker.length);
+  const fences = before.match(FENCE)?.length ?? 0;
+  if (fences % 2 === 1) return false;
+  const lastLine = before.slice(before.lastIndexOf("\n") + 1);
+  const backticks = lastLine.split("`").length - 1;
+  return backticks % 2 === 0;
+}

@@ -1,0 +1,92 @@
+import type { MicroUsd } from "../money.js";
+
+/**
+ * What the runner observed of one agent process, the input of {@link classifyAgentRun}.
+ * Text fields are already decoded (UTF-8, invalid bytes replaced).
+ */
+export type AgentRunReport = {
+  /** The exit code, or `null` when the process was ended by a signal or never started. */
+  readonly exitCode: number | null;
+  /** The signal that ended the process (`"SIGKILL"`), or `null`. */
+  readonly signal: string | null;
+  /** Everything the agent printed on stdout, read to its end. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The runner killed the process because the per-task timeout ran out. */
+  readonly timedOut: boolean;
+  /** The runner killed the process because its caller aborted (worker shutdown). */
+  readonly aborted?: boolean;
+  /** Set when the process could not be started (e.g. `code: "ENOENT"` for a missing binary). */
+  readonly spawnError?: { readonly code: string | undefined; readonly message: string };
+  /** Wall-clock run time in ms, used when the agent reported no `duration_ms` of its own. */
+  readonly wallMs?: number;
+  /** Values that must never appear in the outcome (API keys, tokens); each is replaced by `[redacted]`. */
+  readonly secrets?: readonly string[];
+};
+
+/**
+ * Why an attempt failed. The order of the checks, first match wins:
+ * `spawn_failed` (binary missing or not executable), `timeout` (per-task limit hit), `aborted` (worker
+ * shutdown), then without a result JSON: `killed` (signal, nothing printed), `nonzero_exit` (no JSON, exit
+ * code not 0), `no_output` (exit 0, nothing printed), `parse_error` (printed something that holds no result
+ * object); then from the result JSON: `max_turns` (`error_max_turns`), `max_budget` (`error_max_budget_usd`),
+ * `error_subtype` (any other subtype than `success`, e.g. `error_during_execution` even with
+ * `is_error: false`), `is_error` (API errors keep subtype `success`), `nonzero_exit` (`is_error: false`
+ * with a non-zero exit), `permission_denied` (a tool call was denied; the CLI still reports success),
+ * `empty_result` (no final text), `no_marker` (the final text does not end with the completion marker).
+ */
+export type AgentFailureReason =
+  | "spawn_failed"
+  | "timeout"
+  | "aborted"
+  | "killed"
+  | "nonzero_exit"
+  | "no_output"
+  | "parse_error"
+  | "max_turns"
+  | "max_budget"
+  | "error_subtype"
+  | "is_error"
+  | "permission_denied"
+  | "empty_result"
+  | "no_marker";
+
+/** Token counts the agent reported, summed over its turns. */
+export type AgentUsage = {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheCreationTokens: number;
+};
+
+/** A tool call the agent's permission rules refused (`permission_denials` in Claude Code's JSON). */
+export type PermissionDenial = { readonly toolName: string; readonly toolUseId: string | null };
+
+/** The verdict on one attempt. Safe to store and print: secrets are redacted, text is bounded. */
+export type AgentOutcome = {
+  /** True only for exit 0, no error, subtype `success`, no denials, and the marker ending the result. */
+  readonly ok: boolean;
+  /** Set exactly when `ok` is false. */
+  readonly reason?: AgentFailureReason;
+  /** One line for people: what happened. */
+  readonly message: string;
+  /** The agent's own price of the attempt (`total_cost_usd`), integer micro-USD; 0 when unknown. Failed runs keep it. */
+  readonly costMicroUsd: MicroUsd;
+  /** `num_turns`; 0 when unknown. */
+  readonly numTurns: number;
+  /** `duration_ms` from the agent, else the runner's wall time, in ms. */
+  readonly durationMs: number;
+  readonly sessionId: string | null;
+  /** The final assistant text (`result`), or `null` when there was none. */
+  readonly resultText: string | null;
+  /** Claude Code's `subtype` (`success`, `error_max_turns`, ...), or `null` without a result JSON. */
+  readonly subtype: string | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly usage: AgentUsage;
+  readonly permissionDenials: readonly PermissionDenial[];
+  /** The CLI's `errors` array (e.g. `Reached maximum number of turns (1)`). */
+  readonly errors: readonly string[];
+  /** The end of what the agent printed (stderr, errors, then the result or raw stdout), at most 4 KiB of UTF-8. */
+  readonly outputTail: string;
+};

@@ -1,0 +1,67 @@
+/** What the fake reads from one `POST /v1/messages` body. */
+export type RequestFacts = {
+  /** `agent`: the main thread (plays the script); `side`: a tool-less helper call; `warmup`: a warmup ping. */
+  readonly kind: "agent" | "side" | "warmup";
+  readonly model: string;
+  readonly stream: boolean;
+  /** The task id from the `Task id:` line of the first user message, if any. */
+  readonly taskId: string | undefined;
+  /** The number of assistant messages already in the conversation: which scripted turn to play. */
+  readonly turn: number;
+  /** From `Primary working directory:` in the system prompt. */
+  readonly cwd: string | undefined;
+  readonly toolNames: readonly string[];
+  /** The tool results the CLI sent back in the last user message, shortened. */
+  readonly toolResults: readonly { readonly id: string; readonly isError: boolean; readonly text: string }[];
+};
+
+type Block = { type?: unknown; text?: unknown; content?: unknown; tool_use_id?: unknown; is_error?: unknown };
+type Message = { role?: unknown; content?: unknown };
+
+const TASK_ID = /^[\s>*_#-]*Task id:[\s*_`]*([^\s*`]+)/im;
+const CWD = /Primary working directory:\s*(\S[^\n]*)/;
+
+/** Reads the facts the fake needs from a parsed request body. Tolerates any shape. */
+export function readRequest(body: unknown): RequestFacts {
+  const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const messages = (Array.isArray(request.messages) ? request.messages : []) as Message[];
+  const tools = (Array.isArray(request.tools) ? request.tools : []) as { name?: unknown }[];
+  const toolNames = tools.map((t) => (typeof t.name === "string" ? t.name : "")).filter((n) => n !== "");
+  const firstUser = messages.find((m) => m.role === "user");
+  const firstText = firstUser ? textOf(firstUser.content) : "";
+  const systemText = textOf(request.system);
+
+  let kind: RequestFacts["kind"] = toolNames.length === 0 ? "side" : "agent";
+  if (firstText.trim() === "Warmup") kind = "warmup";
+
+  return {
+    kind,
+    model: typeof request.model === "string" ? request.model : "unknown-model",
+    stream: request.stream === true,
+    taskId: TASK_ID.exec(firstText)?.[1],
+    turn: messages.filter((m) => m.role === "assistant").length,
+    cwd: CWD.exec(systemText)?.[1]?.trim() ?? CWD.exec(firstText)?.[1]?.trim(),
+    toolNames,
+    toolResults: lastToolResults(messages),
+  };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Block[])
+    .map((b) => (typeof b.text === "string" ? b.text : typeof b.content === "string" ? b.content : ""))
+    .join("\n");
+}
+
+function lastToolResults(messages: readonly Message[]): RequestFacts["toolResults"] {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user" || !Array.isArray(last.content)) return [];
+  return (last.content as Block[])
+    .filter((b) => b.type === "tool_result")
+    .map((b) => ({
+      id: typeof b.tool_use_id === "string" ? b.tool_use_id : "",
+      isError: b.is_error === true,
+      text: textOf(b.content).slice(0, 500),
+    }));
+}

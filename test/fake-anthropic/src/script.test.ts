@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ScriptError, validateScript } from "./script.js";
+
+function pathOf(value: unknown): string | undefined {
+  try {
+    validateScript(value);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ScriptError);
+    return (error as ScriptError).path;
+  }
+}
+
+describe("validateScript", () => {
+  it("accepts the documented shapes", () => {
+    expect(
+      pathOf({
+        tasks: {
+          A: {
+            turns: [
+              { tool_use: { name: "Write", input: { file_path: "x" } }, usage: { output_tokens: 3 } },
+              { tool_uses: [{ name: "Bash", input: { command: "ls" } }], delay_ms: 5 },
+              { fault: { status: 529, times: 2 } },
+              { fault: "hang" },
+              { text: "done" },
+            ],
+            fault: { kind: "malformed" },
+          },
+        },
+        default: { turns: [] },
+        side_text: "none",
+      }),
+    ).toBeUndefined();
+  });
+
+  it.each([
+    [[], "script"],
+    [{ tasks: [] }, "tasks"],
+    [{ tasks: { A: {} } }, "tasks.A.turns"],
+    [{ tasks: { A: { turns: [{ text: 1 }] } } }, "tasks.A.turns[0].text"],
+    [{ tasks: { A: { turns: [{ tool_use: { name: "", input: {} } }] } } }, "tasks.A.turns[0].tool_use.name"],
+    [{ tasks: { A: { turns: [{ tool_use: { name: "W" } }] } } }, "tasks.A.turns[0].tool_use.input"],
+    [{ default: { turns: [{ usage: { input_tokens: -1 } }] } }, "default.turns[0].usage.input_tokens"],
+    [{ default: { turns: [{ fault: { status: 200 } }] } }, "default.turns[0].fault"],
+    [{ default: { turns: [], fault: { status: 500, times: 0 } } }, "default.fault.times"],
+    [{ side_text: 3 }, "side_text"],
+  ])("rejects %j at %s", (value, path) => {
+    expect(pathOf(value)).toBe(path);
+  });
+});

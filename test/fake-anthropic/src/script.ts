@@ -1,0 +1,161 @@
+/**
+ * The script format of the fake Messages API. A script maps task ids to the turns the fake model plays;
+ * the task id comes from the `Task id: <ID>` line of the session's first user message, so parallel
+ * sessions each follow their own story.
+ *
+ * ```json
+ * { "tasks": { "DEMO-001": { "turns": [
+ *     { "tool_use": { "name": "Write", "input": { "file_path": "DEMO-HELLO.md", "content": "Hello\n" } } },
+ *     { "text": "Done. <promise>COMPLETE</promise>" } ] } },
+ *   "default": { "turns": [ { "text": "No script for this task." } ] } }
+ * ```
+ *
+ * Strings may hold `{{cwd}}` (the session's working directory), `{{task}}` and `{{turn}}`.
+ */
+export type FakeScript = {
+  /** Turn lists by task id. */
+  readonly tasks?: Readonly<Record<string, TaskScript>>;
+  /** Played for sessions whose task id is missing or not in `tasks`. */
+  readonly default?: TaskScript;
+  /** The answer to tool-less side requests (titles, bash-prefix checks, path extraction). */
+  readonly side_text?: string;
+};
+
+/** One task's story. */
+export type TaskScript = {
+  readonly turns: readonly ScriptTurn[];
+  /** A fault served on every turn that has none of its own. */
+  readonly fault?: ScriptFault;
+  /** The answer once the turns are used up. */
+  readonly exhausted_text?: string;
+};
+
+/** One model turn: text, tool calls, or both (text first). An empty turn answers with empty text. */
+export type ScriptTurn = {
+  readonly text?: string;
+  readonly tool_use?: ScriptToolUse;
+  readonly tool_uses?: readonly ScriptToolUse[];
+  /** Token counts reported for this turn; the CLI prices them, so they steer `total_cost_usd`. */
+  readonly usage?: Partial<FakeUsage>;
+  /** Serve this failure instead of the turn; once its `times` are used up, the turn is played (see {@link ScriptFault}). */
+  readonly fault?: ScriptFault;
+  /** Wait this long (ms) before answering. */
+  readonly delay_ms?: number;
+};
+
+/** A tool call the fake model makes; `input` is sent as the tool's JSON input. */
+export type ScriptToolUse = { readonly name: string; readonly input: Readonly<Record<string, unknown>> };
+
+/**
+ * A failure: an HTTP error status (`{"status": 500}`, with an Anthropic error body), a malformed
+ * 200 answer (`"malformed"`), or no answer at all (`"hang"`, the socket stays open). `times` limits the
+ * fault to the first N requests for that turn of that session, so a retry can then succeed.
+ */
+export type ScriptFault =
+  | "malformed"
+  | "hang"
+  | {
+      readonly status?: number;
+      readonly kind?: "malformed" | "hang";
+      readonly times?: number;
+      readonly message?: string;
+      readonly retry_after?: number;
+    };
+
+/** Token counts in the Messages API's names. */
+export type FakeUsage = {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+};
+
+/** Thrown for a script that does not follow {@link FakeScript}; `path` names the bad field. */
+export class ScriptError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+    this.name = "ScriptError";
+  }
+}
+
+/**
+ * Checks a parsed script file and returns it typed.
+ * @throws {ScriptError} naming the first field that is wrong.
+ */
+export function validateScript(value: unknown): FakeScript {
+  const root = asObject(value, "script");
+  if (root.tasks !== undefined) {
+    const tasks = asObject(root.tasks, "tasks");
+    for (const [id, task] of Object.entries(tasks)) checkTask(task, `tasks.${id}`);
+  }
+  if (root.default !== undefined) checkTask(root.default, "default");
+  if (root.side_text !== undefined && typeof root.side_text !== "string") {
+    throw new ScriptError("side_text", "must be a string");
+  }
+  return value as FakeScript;
+}
+
+function checkTask(value: unknown, path: string): void {
+  const task = asObject(value, path);
+  if (!Array.isArray(task.turns)) throw new ScriptError(`${path}.turns`, "must be an array");
+  for (const [i, turn] of (task.turns as unknown[]).entries()) checkTurn(turn, `${path}.turns[${i}]`);
+  if (task.fault !== undefined) checkFault(task.fault, `${path}.fault`);
+  if (task.exhausted_text !== undefined && typeof task.exhausted_text !== "string") {
+    throw new ScriptError(`${path}.exhausted_text`, "must be a string");
+  }
+}
+
+function checkTurn(value: unknown, path: string): void {
+  const turn = asObject(value, path);
+  if (turn.text !== undefined && typeof turn.text !== "string")
+    throw new ScriptError(`${path}.text`, "must be a string");
+  if (turn.tool_use !== undefined) checkToolUse(turn.tool_use, `${path}.tool_use`);
+  if (turn.tool_uses !== undefined) {
+    if (!Array.isArray(turn.tool_uses)) throw new ScriptError(`${path}.tool_uses`, "must be an array");
+    for (const [i, t] of (turn.tool_uses as unknown[]).entries()) checkToolUse(t, `${path}.tool_uses[${i}]`);
+  }
+  if (turn.usage !== undefined) {
+    for (const [key, n] of Object.entries(asObject(turn.usage, `${path}.usage`))) {
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+        throw new ScriptError(`${path}.usage.${key}`, "must be a non-negative integer");
+      }
+    }
+  }
+  if (turn.fault !== undefined) checkFault(turn.fault, `${path}.fault`);
+  if (turn.delay_ms !== undefined && (typeof turn.delay_ms !== "number" || turn.delay_ms < 0)) {
+    throw new ScriptError(`${path}.delay_ms`, "must be a non-negative number");
+  }
+}
+
+function checkToolUse(value: unknown, path: string): void {
+  const tool = asObject(value, path);
+  if (typeof tool.name !== "string" || tool.name === "")
+    throw new ScriptError(`${path}.name`, "must be a tool name");
+  asObject(tool.input, `${path}.input`);
+}
+
+function checkFault(value: unknown, path: string): void {
+  if (value === "malformed" || value === "hang") return;
+  const fault = asObject(value, path);
+  const hasStatus = typeof fault.status === "number" && fault.status >= 400 && fault.status <= 599;
+  const hasKind = fault.kind === "malformed" || fault.kind === "hang";
+  if (!hasStatus && !hasKind) {
+    throw new ScriptError(
+      path,
+      'needs "status" (400-599), "kind" ("malformed" or "hang"), or is "malformed"/"hang"',
+    );
+  }
+  if (fault.times !== undefined && (typeof fault.times !== "number" || fault.times < 1)) {
+    throw new ScriptError(`${path}.times`, "must be a positive number");
+  }
+}
+
+function asObject(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ScriptError(path, "must be an object");
+  }
+  return value as Record<string, unknown>;
+}
