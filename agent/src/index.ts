@@ -1,1 +1,6 @@
-export {};
+export { type AttemptReport, createTaskClient, type Fetch, type TaskClient } from "./client/task-client.js";
+export * from "./runner/index.js";
+export { startHeartbeat } from "./worker/heartbeat.js";
+export { runWorkerLoop, type WorkerLoopOptions } from "./worker/loop.js";
+export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
+export type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./worker/types.js";

@@ -1,1 +1,2 @@
-export {};
+export type { Io } from "./io.js";
+export { main } from "./main.js";

@@ -1,1 +1,2 @@
-export {};
+export * from "./app/index.js";
+export * from "./store/index.js";

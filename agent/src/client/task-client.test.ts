@@ -1,0 +1,133 @@
+import {
+  Forbidden,
+  NotOwner,
+  type TaskPayload,
+  TransportError,
+  Unauthorized,
+  VersionConflict,
+} from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import { createTaskClient, type Fetch } from "./task-client.js";
+
+const task: TaskPayload = {
+  plan_id: "p 1",
+  id: "T/1",
+  status: "CLAIMED",
+  priority: "high",
+  description: "d",
+  dependencies: [],
+  key_files: [],
+  acceptance_criteria: [],
+  test_steps: [],
+  prd_requirement: "",
+  version: 3,
+  attempts: 0,
+  claimed_by: "w1",
+  lease_expires_at: null,
+};
+
+function replying(status: number, body?: unknown) {
+  const seen: { url: string; init: RequestInit }[] = [];
+  const fetch: Fetch = async (url, init) => {
+    seen.push({ url, init });
+    return new Response(body === undefined ? null : JSON.stringify(body), { status });
+  };
+  return { fetch, seen };
+}
+
+describe("task client", () => {
+  it("sends the fenced body to an encoded task path with the bearer token", async () => {
+    const { fetch, seen } = replying(200, { task: { ...task, status: "IN_PROGRESS", version: 4 } });
+    const client = createTaskClient({ baseUrl: "http://cp/", fetch, workerId: "w1", token: "tok" });
+    const started = await client.start(task);
+    expect(started.version).toBe(4);
+    expect(seen[0]?.url).toBe("http://cp/tasks/T%2F1/start");
+    expect(JSON.parse(String(seen[0]?.init.body))).toEqual({ worker_id: "w1", plan_id: "p 1", version: 3 });
+    const headers = (seen[0]?.init.headers ?? {}) as Record<string, string>;
+    expect(headers.authorization).toBe("Bearer tok");
+  });
+
+  it("returns undefined for a 204 claim", async () => {
+    const client = createTaskClient({ baseUrl: "http://cp", fetch: replying(204).fetch, workerId: "w1" });
+    expect(await client.claim("p")).toBeUndefined();
+  });
+
+  it("maps a 409 envelope to VersionConflict with the actual version and status", async () => {
+    const body = {
+      error_code: "version_conflict",
+      detail: "x",
+      task_id: "T/1",
+      expected_version: 3,
+      actual_version: 5,
+      actual_status: "DONE",
+    };
+    const client = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(409, body).fetch,
+      workerId: "w1",
+    });
+    const error = await client.complete(task, { costUsd: "0.1", detail: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VersionConflict);
+    expect(error).toMatchObject({
+      taskId: "T/1",
+      expectedVersion: 3,
+      actualVersion: 5,
+      actualStatus: "DONE",
+    });
+  });
+
+  it("maps a not_owner 409 to NotOwner", async () => {
+    const body = {
+      error_code: "not_owner",
+      detail: "x",
+      task_id: "T/1",
+      expected_version: 3,
+      actual_version: 3,
+      actual_status: "CLAIMED",
+    };
+    const client = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(409, body).fetch,
+      workerId: "w1",
+    });
+    await expect(client.release(task, "shutdown")).rejects.toBeInstanceOf(NotOwner);
+  });
+
+  it("maps 401 and 403 to auth errors and 5xx to a retryable transport error", async () => {
+    const envelope = { error_code: "e", detail: "nope", task_id: null };
+    const c401 = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(401, envelope).fetch,
+      workerId: "w1",
+    });
+    const c403 = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(403, envelope).fetch,
+      workerId: "w1",
+    });
+    const c503 = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(503, envelope).fetch,
+      workerId: "w1",
+    });
+    await expect(c401.heartbeat()).rejects.toBeInstanceOf(Unauthorized);
+    await expect(c403.heartbeat()).rejects.toBeInstanceOf(Forbidden);
+    const error = await c503.heartbeat().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).retryable).toBe(true);
+  });
+
+  it("turns a network failure and an unparsable 200 into transport errors", async () => {
+    const down: Fetch = async () => {
+      throw new TypeError("fetch failed");
+    };
+    const client = createTaskClient({ baseUrl: "http://cp", fetch: down, workerId: "w1" });
+    await expect(client.claim("p")).rejects.toThrow(/cannot reach the control plane/);
+    const garbage = createTaskClient({
+      baseUrl: "http://cp",
+      fetch: replying(200, { nope: 1 }).fetch,
+      workerId: "w1",
+    });
+    await expect(garbage.claim("p")).rejects.toBeInstanceOf(TransportError);
+  });
+});

@@ -1,0 +1,30 @@
+import type { TaskClient } from "../client/task-client.js";
+
+/**
+ * Heartbeats on a timer of its own, so leases stay renewed while the agent runs for longer than the
+ * visibility timeout. The first beat is immediate. Failures are reported and the timer keeps going.
+ * @param intervalMs time between beats (ms); keep it well under the lease length.
+ * @returns a function that stops the timer.
+ */
+export function startHeartbeat(
+  client: TaskClient,
+  intervalMs: number,
+  onError: (error: Error) => void,
+): () => void {
+  let inFlight = false;
+  const beat = async () => {
+    if (inFlight) return;
+    inFlight = true;
+    try {
+      await client.heartbeat();
+    } catch (error) {
+      onError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      inFlight = false;
+    }
+  };
+  void beat();
+  const timer = setInterval(beat, intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}

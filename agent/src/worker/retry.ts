@@ -1,0 +1,51 @@
+import { WhillyError } from "@whilly/core";
+
+/** Backoff bounds for retrying retryable calls (ms). */
+export type Backoff = { readonly initialMs: number; readonly maxMs: number };
+
+/** Default backoff: 250 ms doubling up to 30 s, so a control-plane restart costs seconds, not a lost result. */
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
+
+/**
+ * Calls `fn` until it succeeds, retrying errors marked `retryable` with capped exponential backoff and
+ * full jitter. Non-retryable errors are thrown at once.
+ * @param options.signal stops retrying; the last error is thrown.
+ * @param options.onRetry told of each retry and its delay.
+ */
+export async function withRetry<T>(
+  fn: () => Promise<T>,
+  options: {
+    backoff?: Backoff;
+    signal?: AbortSignal | undefined;
+    onRetry?: (error: Error, delayMs: number) => void;
+    random?: () => number;
+  } = {},
+): Promise<T> {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const random = options.random ?? Math.random;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!(error instanceof WhillyError) || !error.retryable || options.signal?.aborted) throw error;
+      const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 20));
+      const delayMs = Math.round(ceiling / 2 + (random() * ceiling) / 2);
+      options.onRetry?.(error, delayMs);
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/** Resolves after `ms`, or early when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

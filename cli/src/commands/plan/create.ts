@@ -1,0 +1,43 @@
+import { displayUsd, InvalidInput, parseUsd } from "@whilly/core";
+import type { Argv } from "yargs";
+import type { CliContext } from "../../context.js";
+import { printWarning } from "../../io.js";
+
+/** `whilly plan create --id <id> --name <name> [--budget USD]`: an empty plan with an optional spend cap. */
+export function createCommand(y: Argv, ctx: CliContext): Argv {
+  return y.command(
+    "create",
+    "Create an empty plan, optionally with a spend cap",
+    (a) =>
+      a
+        .option("id", { type: "string", demandOption: true, describe: "plan id" })
+        .option("name", { type: "string", demandOption: true, describe: "plan name" })
+        .option("budget", { type: "string", describe: "spend cap in USD, e.g. 5.00 (default: unlimited)" }),
+    async (args) => {
+      const budgetMicroUsd = args.budget === undefined ? undefined : parseBudget(args.budget);
+      if (args.id.trim() === "") throw new InvalidInput("--id", "--id must not be empty");
+      const store = await ctx.store();
+      const { created, plan } = await store.createPlan({ id: args.id, name: args.name, budgetMicroUsd });
+      if (!created) {
+        printWarning(
+          ctx.io,
+          `plan '${plan.id}' already exists; nothing changed${args.budget === undefined ? "" : " (--budget not applied)"}`,
+        );
+        return;
+      }
+      const budget = plan.budgetMicroUsd === undefined ? "unlimited" : displayUsd(plan.budgetMicroUsd);
+      ctx.io.out.write(`created plan '${plan.id}' ('${plan.name}', budget ${budget}).\n`);
+    },
+  );
+}
+
+function parseBudget(raw: string): number {
+  const micro = parseUsd(raw);
+  if (micro === undefined) {
+    throw new InvalidInput(
+      "--budget",
+      `--budget must be a non-negative amount in USD, e.g. 5.00; got '${raw}'`,
+    );
+  }
+  return micro;
+}

@@ -1,0 +1,27 @@
+import type { Argv } from "yargs";
+import type { CliContext } from "../../context.js";
+import { applyCommand } from "./apply.js";
+import { createCommand } from "./create.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
+import { listCommand } from "./list.js";
+import { resetCommand } from "./reset.js";
+import { showCommand } from "./show.js";
+
+/** `whilly plan <verb>`. */
+export function planCommand(y: Argv, ctx: CliContext): Argv {
+  return y.command("plan", "Import, inspect and manage plans", (p) => {
+    for (const register of [
+      importCommand,
+      applyCommand,
+      createCommand,
+      exportCommand,
+      showCommand,
+      resetCommand,
+      listCommand,
+    ]) {
+      register(p, ctx);
+    }
+    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset or list");
+  });
+}

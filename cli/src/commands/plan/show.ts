@@ -1,0 +1,56 @@
+import { detectCycles, PlanNotFound, renderPlanGraph, type TaskStatus } from "@whilly/core";
+import type { Argv } from "yargs";
+import type { CliContext } from "../../context.js";
+import { painter } from "../../io.js";
+import { STATUS_STYLE } from "../../output/status-style.js";
+
+/** `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks and a summary. */
+export function showCommand(y: Argv, ctx: CliContext): Argv {
+  return y.command(
+    "show <plan_id>",
+    "Draw a plan's dependency graph with status badges",
+    (a) =>
+      a
+        .positional("plan_id", { type: "string", demandOption: true })
+        .option("json", {
+          type: "boolean",
+          default: false,
+          describe: "print plan, tasks and blocked tasks as JSON",
+        })
+        .option("color", {
+          type: "boolean",
+          default: true,
+          describe: "colour the badges (--no-color; NO_COLOR)",
+        }),
+    async (args) => {
+      const store = await ctx.store();
+      const plan = await store.getPlan(args.plan_id);
+      if (!plan) throw new PlanNotFound(args.plan_id);
+      const [tasks, blocked] = await Promise.all([store.listTasks(plan.id), store.listBlocked(plan.id)]);
+      if (args.json) {
+        const json = {
+          plan: {
+            id: plan.id,
+            name: plan.name,
+            budget_usd: plan.budgetMicroUsd ?? null,
+            spent_micro_usd: plan.spentMicroUsd,
+          },
+          tasks: tasks.map((t) => ({
+            id: t.id,
+            status: t.status,
+            priority: t.priority,
+            dependencies: t.dependencies,
+            attempts: t.attempts,
+          })),
+          blocked: blocked.map((b) => ({ task_id: b.taskId, blocked_by: b.blockedBy })),
+        };
+        ctx.io.out.write(`${JSON.stringify(json, null, 2)}\n`);
+        return;
+      }
+      const paint = painter(ctx.io.out, ctx.io.env, !args.color);
+      const color = (status: TaskStatus, text: string) => paint(STATUS_STYLE[status], text);
+      ctx.io.out.write(renderPlanGraph({ planId: plan.id, name: plan.name, tasks, blocked, color }));
+      if (detectCycles(tasks).length > 0) ctx.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,57 @@
+import { createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
+import type { Argv } from "yargs";
+import type { CliContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { runLocal } from "../run/local-run.js";
+import { parseDuration } from "../settings.js";
+
+/** Default per-task timeout: 30 minutes. */
+const DEFAULT_TASK_TIMEOUT = "30m";
+
+/** `whilly run <file | --plan ID>`: run every ready task of a plan with Claude Code, one at a time. */
+export function runCommand(y: Argv, ctx: CliContext): Argv {
+  return y.command(
+    "run [file]",
+    "Run a plan's tasks with Claude Code in dependency and priority order",
+    (a) =>
+      a
+        .positional("file", {
+          type: "string",
+          describe: "plan file to import (or resume, if already stored)",
+        })
+        .option("plan", { type: "string", describe: "id of a stored plan to run (instead of a file)" })
+        .option("task-timeout", {
+          type: "string",
+          default: DEFAULT_TASK_TIMEOUT,
+          describe: "kill the agent after this long per task: 90s, 30m, 1h (bare number: seconds)",
+        })
+        .option("max-tasks", { type: "number", describe: "stop after this many tasks finished" })
+        .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
+    async (args) => {
+      if (args.file === undefined && args.plan === undefined) {
+        throw new UsageError("name a plan file or --plan ID", {
+          hint: "e.g. whilly run examples/demo.tasks.json",
+        });
+      }
+      const taskTimeoutMs = parseDuration(args.taskTimeout);
+      if (taskTimeoutMs === undefined) {
+        throw new UsageError(
+          `--task-timeout must be a duration like 90s, 30m or 1h; got '${args.taskTimeout}'`,
+        );
+      }
+      const maxTasks = args.maxTasks;
+      if (maxTasks !== undefined && (!Number.isInteger(maxTasks) || maxTasks < 1)) {
+        throw new UsageError(`--max-tasks must be a positive whole number; got '${maxTasks}'`);
+      }
+      const claude = parseClaudeSettings(ctx.io.env);
+      ctx.exitCode = await runLocal(ctx, {
+        file: args.file,
+        planId: args.plan,
+        maxTasks,
+        json: args.json,
+        makeRunAttempt: (cwd) =>
+          createClaudeAttempt({ settings: claude, cwd, timeoutMs: taskTimeoutMs, env: ctx.io.env }),
+      });
+    },
+  );
+}

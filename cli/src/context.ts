@@ -1,0 +1,35 @@
+import type { TaskStore } from "@whilly/core";
+import type { Io } from "./io.js";
+import { type CliSettings, parseCliSettings } from "./settings.js";
+import { openCliStore } from "./store/open-store.js";
+
+/**
+ * What every command handler gets: the I/O, the settings (validated once, on first use, so `--help`
+ * works with a broken environment), and the store (opened once per command, closed by `main`).
+ */
+export class CliContext {
+  exitCode = 0;
+  private cachedSettings: CliSettings | undefined;
+  private storePromise: Promise<TaskStore> | undefined;
+
+  constructor(readonly io: Io) {}
+
+  /** @throws {ConfigurationError} when the environment is invalid. */
+  get settings(): CliSettings {
+    this.cachedSettings ??= parseCliSettings(this.io.env);
+    return this.cachedSettings;
+  }
+
+  /** Opens the store the settings name: Postgres, or the embedded one under `.whilly/`. */
+  store(): Promise<TaskStore> {
+    this.storePromise ??= openCliStore(this.settings, this.io);
+    return this.storePromise;
+  }
+
+  /** Closes the store if a command opened it. */
+  async close(): Promise<void> {
+    if (!this.storePromise) return;
+    const store = await this.storePromise.catch(() => undefined);
+    await store?.close();
+  }
+}

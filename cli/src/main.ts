@@ -1,0 +1,56 @@
+import yargs, { type Argv } from "yargs";
+import { dbCommand } from "./commands/db.js";
+import { planCommand } from "./commands/plan/index.js";
+import { runCommand } from "./commands/run.js";
+import { CliContext } from "./context.js";
+import { EXIT, UsageError } from "./exit-codes.js";
+import { type Io, printError } from "./io.js";
+import { reportError } from "./report-error.js";
+import { VERSION } from "./version.js";
+
+/**
+ * Runs the `whilly` command line and returns the exit code; nothing here calls `process.exit`.
+ * Data goes to `io.out`, diagnostics to `io.err`.
+ */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const ctx = new CliContext(io);
+  let helpText = "";
+  const parser: Argv = yargs()
+    .scriptName("whilly")
+    .usage("whilly <command>\n\nOrchestrates coding agents over a plan of tasks kept in Postgres.")
+    .strict()
+    .recommendCommands()
+    .demandCommand(1, "name a command")
+    .version(`whilly ${VERSION}`)
+    .alias("V", "version")
+    .help()
+    .alias("h", "help")
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .epilogue("Docs: docs/cli.md · Exit codes: 0 ok, 1 failed, 2 usage or configuration, 130 interrupted")
+    .fail((message, error) => {
+      throw error ?? new UsageError(message ?? "invalid command line");
+    })
+    .exitProcess(false);
+  for (const register of [planCommand, runCommand, dbCommand]) register(parser, ctx);
+  try {
+    // A bare `whilly` shows the help, as the seed did, rather than a usage error.
+    const args = argv.length === 0 ? ["--help"] : [...argv];
+    await parser.parseAsync(args, {}, (_err, _args, output) => {
+      if (output) helpText = output;
+    });
+    if (helpText) io.out.write(`${helpText}\n`);
+    return ctx.exitCode;
+  } catch (error) {
+    if (error instanceof UsageError && !error.hint) {
+      printError(
+        io,
+        error.message,
+        "whilly --help lists the commands; whilly <command> --help their options",
+      );
+      return EXIT.usage;
+    }
+    return reportError(io, error);
+  } finally {
+    await ctx.close();
+  }
+}

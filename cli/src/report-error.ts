@@ -1,0 +1,24 @@
+import { PlanInvalid, WhillyError } from "@whilly/core";
+import { exitCodeFor } from "./exit-codes.js";
+import { type Io, printError } from "./io.js";
+
+/**
+ * Prints an error that ended a command and returns its exit code. Our own errors print their message
+ * and hint; anything else is a bug and prints its stack so it can be reported.
+ */
+export function reportError(io: Io, error: unknown): number {
+  if (error instanceof PlanInvalid) {
+    const count = error.issues.length;
+    printError(io, `${error.source}: invalid plan (${count} problem${count === 1 ? "" : "s"}):`);
+    for (const issue of error.issues) io.err.write(`  - ${issue.message}\n`);
+    io.err.write("hint: fix the fields named above; docs/plan-format.md describes every field\n");
+    return exitCodeFor(error);
+  }
+  if (error instanceof WhillyError) {
+    printError(io, error.message, error.hint);
+    return exitCodeFor(error);
+  }
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  printError(io, `unexpected failure (a bug in whilly): ${stack}`);
+  return 1;
+}

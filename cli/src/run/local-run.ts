@@ -1,0 +1,143 @@
+import { hostname } from "node:os";
+import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
+import { PlanNotFound, type PlanRecord, type TaskStore } from "@whilly/core";
+import { createApp, trustInProcessCaller } from "@whilly/worker-api";
+import type { CliContext } from "../context.js";
+import { EXIT } from "../exit-codes.js";
+import { printWarning } from "../io.js";
+import { readPlanFile } from "../plan-file.js";
+import { progressPrinter } from "./progress.js";
+import { localWorkerId, processAlive, recoverOrphanedClaims } from "./recover.js";
+import { renderSummary, summarizeRun, summaryJson } from "./summary.js";
+
+/** Options of {@link runLocal}. Durations are ms. */
+export type LocalRunOptions = {
+  file?: string | undefined;
+  planId?: string | undefined;
+  maxTasks?: number | undefined;
+  json: boolean;
+  /** Builds the agent attempt runner; the CLI passes Claude Code, tests a fake agent. */
+  makeRunAttempt: (cwd: string) => RunAttempt;
+  /** Poll period while another process's tasks are still running (ms). */
+  idlePollMs?: number;
+};
+
+/**
+ * `whilly run` in one process: import or resume the plan, recover claims an earlier run left behind,
+ * then claim and run tasks one at a time through the in-process control plane until no task can be
+ * claimed any more, and print a summary.
+ * @returns 0 when every task is DONE or SKIPPED, 1 otherwise, 130 when interrupted.
+ */
+export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
+  const { io, settings } = ctx;
+  const store = await ctx.store();
+  const plan = await loadPlan(ctx, store, options);
+  const host = hostname();
+  const workerId = settings.workerId ?? localWorkerId(host, process.pid);
+  const recovered = await recoverOrphanedClaims(store, {
+    selfId: workerId,
+    hostname: host,
+    exclusive: settings.databaseUrl === undefined,
+    isAlive: processAlive,
+  });
+  if (recovered.length > 0) {
+    io.err.write(
+      `whilly run: returned ${recovered.length} task(s) left claimed by a run that is gone: ${recovered.join(", ")}\n`,
+    );
+  }
+  await store.upsertWorker({ workerId, hostname: host });
+
+  const app = createApp({
+    withStore: (use) => use(store),
+    authenticate: trustInProcessCaller,
+    settings: { leaseMs: settings.leaseMs, claimWaitMs: 0 },
+  });
+  const client = createTaskClient({
+    baseUrl: "http://whilly.local",
+    fetch: (url, init) => Promise.resolve(app.request(url, init)),
+    workerId,
+  });
+
+  const tasks = await store.listTasks(plan.id);
+  const open = tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
+  io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; worker ${workerId}\n`);
+  const progress = progressPrinter(io, open);
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  try {
+    await runWorkerLoop({
+      client,
+      planId: plan.id,
+      runAttempt: options.makeRunAttempt(io.cwd),
+      stopSignal: stop.signal,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      maxTasks: options.maxTasks,
+      onIdle: () => othersStillRunning(store, plan.id, workerId, options.idlePollMs ?? 1000, stop.signal),
+      onProgress: progress.onEvent,
+    });
+  } finally {
+    progress.stop();
+    io.interrupt?.removeEventListener("abort", onInterrupt);
+  }
+
+  const finalPlan = (await store.getPlan(plan.id)) ?? plan;
+  const [finalTasks, blocked, events] = await Promise.all([
+    store.listTasks(plan.id),
+    store.listBlocked(plan.id),
+    store.listEvents(plan.id, { limit: 1_000_000 }),
+  ]);
+  const summary = summarizeRun(finalPlan, finalTasks, blocked, events);
+  io.out.write(
+    options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
+  );
+  if (stop.signal.aborted) return EXIT.interrupted;
+  return summary.ok ? EXIT.ok : EXIT.failed;
+}
+
+async function loadPlan(ctx: CliContext, store: TaskStore, options: LocalRunOptions): Promise<PlanRecord> {
+  if (options.file === undefined) {
+    const planId = options.planId ?? "";
+    const plan = await store.getPlan(planId);
+    if (!plan) throw new PlanNotFound(planId);
+    return plan;
+  }
+  const spec = await readPlanFile(options.file);
+  if (options.planId !== undefined && options.planId !== spec.id) {
+    printWarning(ctx.io, `--plan '${options.planId}' ignored: the file's plan id is '${spec.id}'`);
+  }
+  const result = await store.importPlan(spec);
+  if (!result.planCreated) {
+    ctx.io.err.write(`whilly run: resuming stored plan '${spec.id}'\n`);
+    if (result.changed.length > 0) {
+      printWarning(
+        ctx.io,
+        `the file's tasks differ from the stored plan for ${result.changed.join(", ")}; running the stored tasks (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
+      );
+    }
+  }
+  if (result.inserted.length > 0 && !result.planCreated) {
+    ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);
+  }
+  return result.plan;
+}
+
+/**
+ * Local mode ends when nothing can be claimed any more. If another process still holds tasks of this
+ * plan (a shared Postgres), their completion may make more tasks ready, so wait and claim again.
+ */
+async function othersStillRunning(
+  store: TaskStore,
+  planId: string,
+  selfId: string,
+  pollMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const tasks = await store.listTasks(planId);
+  const running = tasks.some(
+    (t) => (t.status === "CLAIMED" || t.status === "IN_PROGRESS") && t.claimedBy !== selfId,
+  );
+  if (!running) return false;
+  await sleep(pollMs, signal);
+  return !signal.aborted;
+}

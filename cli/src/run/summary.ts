@@ -1,0 +1,131 @@
+import {
+  type BlockedTask,
+  displayUsd,
+  EVENT_TYPES,
+  type EventRecord,
+  formatUsd,
+  type PlanRecord,
+  type TaskRecord,
+  type TaskStatus,
+} from "@whilly/core";
+import { type Io, painter } from "../io.js";
+import { STATUS_STYLE } from "../output/status-style.js";
+import { displayDuration, renderTable } from "../output/table.js";
+
+/** The end-of-run picture of one task. Money is micro-USD, time ms summed over attempts. */
+export type TaskSummary = {
+  readonly id: string;
+  readonly status: TaskStatus;
+  readonly priority: string;
+  readonly attempts: number;
+  readonly costMicroUsd: number;
+  readonly durationMs: number;
+  /** The last failure reason, or what blocks a pending task. */
+  readonly note: string;
+};
+
+/** The end-of-run picture of a plan. `ok` is true when every task is DONE or SKIPPED. */
+export type RunSummary = {
+  readonly planId: string;
+  readonly ok: boolean;
+  readonly tasks: readonly TaskSummary[];
+  readonly counts: Readonly<Record<TaskStatus, number>>;
+  readonly spentMicroUsd: number;
+  readonly budgetMicroUsd: number | undefined;
+  readonly budgetExhausted: boolean;
+};
+
+/** Builds the summary from stored tasks, blocked tasks and the plan's events. */
+export function summarizeRun(
+  plan: PlanRecord,
+  tasks: readonly TaskRecord[],
+  blocked: readonly BlockedTask[],
+  events: readonly EventRecord[],
+): RunSummary {
+  const durations = new Map<string, number>();
+  const reasons = new Map<string, string>();
+  for (const event of events) {
+    if (!event.taskId) continue;
+    if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
+      // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
+      const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
+      durations.set(event.taskId, (durations.get(event.taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
+    }
+    if (event.eventType === EVENT_TYPES.fail)
+      reasons.set(event.taskId, String(event.payload.reason ?? "failed"));
+  }
+  const blockers = new Map(blocked.map((b) => [b.taskId, b.blockedBy]));
+  const counts = { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 };
+  const rows = tasks.map((t): TaskSummary => {
+    counts[t.status]++;
+    const blockedBy = blockers.get(t.id);
+    let note = "";
+    if (t.status === "FAILED") note = reasons.get(t.id) ?? "";
+    else if (blockedBy) note = `blocked by ${blockedBy.join(", ")}`;
+    return {
+      id: t.id,
+      status: t.status,
+      priority: t.priority,
+      attempts: t.attempts,
+      costMicroUsd: t.spentMicroUsd,
+      durationMs: durations.get(t.id) ?? 0,
+      note,
+    };
+  });
+  const budgetExhausted = plan.budgetMicroUsd !== undefined && plan.spentMicroUsd >= plan.budgetMicroUsd;
+  return {
+    planId: plan.id,
+    ok: tasks.every((t) => t.status === "DONE" || t.status === "SKIPPED"),
+    tasks: rows,
+    counts,
+    spentMicroUsd: plan.spentMicroUsd,
+    budgetMicroUsd: plan.budgetMicroUsd,
+    budgetExhausted,
+  };
+}
+
+/** The summary as a table plus a totals line, for stdout. */
+export function renderSummary(summary: RunSummary, io: Io): string {
+  const paint = painter(io.out, io.env);
+  const rows = summary.tasks.map((t) => [
+    t.id,
+    paint(STATUS_STYLE[t.status], t.status),
+    String(t.attempts),
+    displayUsd(t.costMicroUsd),
+    t.durationMs > 0 ? displayDuration(t.durationMs) : "-",
+    t.note,
+  ]);
+  const table = renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
+  const counts = Object.entries(summary.counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status}=${n}`)
+    .join(" · ");
+  const totalMs = summary.tasks.reduce((sum, t) => sum + t.durationMs, 0);
+  const budget =
+    summary.budgetMicroUsd === undefined ? "" : ` of ${displayUsd(summary.budgetMicroUsd)} budget`;
+  let text = `${table}\nplan '${summary.planId}': ${counts} · spent ${displayUsd(summary.spentMicroUsd)}${budget} · agent time ${displayDuration(totalMs)}\n`;
+  if (summary.budgetExhausted)
+    text += "budget exhausted: no further task is claimed until the budget is raised.\n";
+  return text;
+}
+
+/** The summary as JSON (`whilly run --json`). Money as exact decimal strings in USD. */
+export function summaryJson(summary: RunSummary) {
+  return {
+    plan_id: summary.planId,
+    ok: summary.ok,
+    counts: summary.counts,
+    spent_usd: formatUsd(summary.spentMicroUsd),
+    budget_usd: summary.budgetMicroUsd === undefined ? null : formatUsd(summary.budgetMicroUsd),
+    budget_exhausted: summary.budgetExhausted,
+    tasks: summary.tasks.map((t) => ({
+      id: t.id,
+      status: t.status,
+      priority: t.priority,
+      attempts: t.attempts,
+      cost_usd: formatUsd(t.costMicroUsd),
+      duration_ms: t.durationMs,
+      note: t.note,
+    })),
+  };
+}

@@ -1,0 +1,40 @@
+import { ConfigurationError } from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import { parseCliSettings, parseDuration } from "./settings.js";
+
+describe("CLI settings", () => {
+  it("defaults to the embedded store, a 900 s lease and 30 s heartbeats", () => {
+    expect(parseCliSettings({})).toEqual({
+      databaseUrl: undefined,
+      workerId: undefined,
+      leaseMs: 900_000,
+      heartbeatIntervalMs: 30_000,
+    });
+  });
+
+  it("accepts the seed's +asyncpg URLs and strips the suffix", () => {
+    const s = parseCliSettings({ WHILLY_DATABASE_URL: "postgresql+asyncpg://u@h:5432/db" });
+    expect(s.databaseUrl).toBe("postgresql://u@h:5432/db");
+  });
+
+  it("names the variable and the fix for bad values", () => {
+    expect(() => parseCliSettings({ WHILLY_DATABASE_URL: "mysql://x" })).toThrow(
+      /WHILLY_DATABASE_URL must start with postgres/,
+    );
+    expect(() => parseCliSettings({ WHILLY_VISIBILITY_TIMEOUT: "soon" })).toThrow(ConfigurationError);
+    expect(() =>
+      parseCliSettings({ WHILLY_VISIBILITY_TIMEOUT: "10", WHILLY_HEARTBEAT_INTERVAL: "30" }),
+    ).toThrow(/must be shorter than WHILLY_VISIBILITY_TIMEOUT/);
+  });
+
+  it("parses durations with units, bare numbers as seconds", () => {
+    expect(parseDuration("90s")).toBe(90_000);
+    expect(parseDuration("30m")).toBe(1_800_000);
+    expect(parseDuration("1h")).toBe(3_600_000);
+    expect(parseDuration("1500ms")).toBe(1500);
+    expect(parseDuration("2")).toBe(2000);
+    expect(parseDuration("0")).toBeUndefined();
+    expect(parseDuration("-5s")).toBeUndefined();
+    expect(parseDuration("soon")).toBeUndefined();
+  });
+});

@@ -1,0 +1,45 @@
+import { Forbidden, InvalidInput, parseUsd, TaskNotFound, type TaskStore } from "@whilly/core";
+import type { Caller } from "./deps.js";
+
+/**
+ * Checks that the caller may act as `workerId`.
+ * @throws {Forbidden} when a per-worker credential names another worker.
+ */
+export function assertActsAs(caller: Caller, workerId: string): void {
+  if (caller.workerId !== undefined && caller.workerId !== workerId) {
+    throw new Forbidden(`token owner '${caller.workerId}' cannot act as worker '${workerId}'`);
+  }
+}
+
+/**
+ * The plan a task route addresses: the body's `plan_id`, or else the plan of the worker's own claim on
+ * that task id (protocol-v1 clients send no plan id; task ids are unique per plan only).
+ * @throws {TaskNotFound} when no plan is given and the worker holds no task with this id.
+ */
+export async function resolvePlanId(
+  store: TaskStore,
+  planId: string | undefined,
+  workerId: string,
+  taskId: string,
+): Promise<string> {
+  if (planId !== undefined) return planId;
+  const found = await store.findClaimedPlan(workerId, taskId);
+  if (found === undefined) throw new TaskNotFound(taskId);
+  return found;
+}
+
+/**
+ * Converts protocol v1's `cost_usd` (JSON number or decimal string, null or absent for none) to micro-USD.
+ * @throws {InvalidInput} for a negative, non-numeric or out-of-range amount.
+ */
+export function costFromBody(cost: number | string | null | undefined): number {
+  if (cost === null || cost === undefined) return 0;
+  const micro = parseUsd(cost);
+  if (micro === undefined) {
+    throw new InvalidInput(
+      "cost_usd",
+      `cost_usd must be a non-negative amount in USD; got ${JSON.stringify(cost)}`,
+    );
+  }
+  return micro;
+}

@@ -1,0 +1,69 @@
+import {
+  type ErrorEnvelope,
+  Forbidden,
+  InvalidInput,
+  NotOwner,
+  PlanInvalid,
+  PlanNotFound,
+  TaskNotFound,
+  Unauthorized,
+  VersionConflict,
+  WhillyError,
+} from "@whilly/core";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "./deps.js";
+
+/**
+ * Maps any error to protocol v1's envelope. Our own errors keep their message; anything else is a bug,
+ * logged in full and answered with a generic 500 so no internals (or secrets) reach the caller.
+ */
+export function errorResponse(err: unknown, c: Context, log: Logger | undefined): Response {
+  const { status, body } = describeError(err);
+  if (status >= 500) log?.("error", "http.unhandled_error", { path: c.req.path, error: String(err) });
+  if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="whilly"');
+  return c.json(body, status);
+}
+
+function describeError(err: unknown): { status: ContentfulStatusCode; body: ErrorEnvelope } {
+  if (err instanceof VersionConflict) {
+    return {
+      status: 409,
+      body: {
+        ...envelope(err.code, err.message, err.taskId),
+        expected_version: err.expectedVersion,
+        actual_version: err.actualVersion ?? null,
+        actual_status: err.actualStatus ?? null,
+      },
+    };
+  }
+  if (err instanceof NotOwner) {
+    return {
+      status: 409,
+      body: {
+        ...envelope(err.code, err.message, err.taskId),
+        expected_version: err.version,
+        actual_version: err.version,
+        actual_status: err.status,
+      },
+    };
+  }
+  if (err instanceof TaskNotFound) return { status: 404, body: envelope(err.code, err.message, err.taskId) };
+  if (err instanceof PlanNotFound) return { status: 404, body: envelope(err.code, err.message, null) };
+  if (err instanceof InvalidInput || err instanceof PlanInvalid) {
+    return { status: 422, body: envelope(err.code, err.message, null) };
+  }
+  if (err instanceof Unauthorized) return { status: 401, body: envelope(err.code, err.message, null) };
+  if (err instanceof Forbidden) return { status: 403, body: envelope(err.code, err.message, null) };
+  if (err instanceof WhillyError && err.retryable) {
+    return { status: 503, body: envelope(err.code, err.message, null) };
+  }
+  return {
+    status: 500,
+    body: envelope("internal_error", "internal error; see the control plane's log", null),
+  };
+}
+
+function envelope(code: string, detail: string, taskId: string | null): ErrorEnvelope {
+  return { error_code: code, detail, task_id: taskId };
+}

@@ -1,0 +1,120 @@
+import {
+  claimRequestSchema,
+  completeRequestSchema,
+  failRequestSchema,
+  releaseRequestSchema,
+  startRequestSchema,
+} from "@whilly/core";
+import { Hono } from "hono";
+import { readBody } from "../body.js";
+import { assertActsAs, costFromBody, resolvePlanId } from "../caller.js";
+import type { AppDeps } from "../deps.js";
+import { toPlanPayload, toTaskPayload } from "../payload.js";
+
+/**
+ * Protocol v1 task routes: `POST /tasks/claim` and `POST /tasks/{id}/start|complete|fail|release`.
+ * Every route authenticates, checks the caller may act as `worker_id`, and lets the store fence the
+ * mutation by owner and version (409 on a lost lease or a stale version).
+ */
+export function taskRoutes(deps: AppDeps) {
+  const { withStore, settings } = deps;
+  const notify = (planId: string) => deps.coordinator?.notifyWork(planId);
+
+  return new Hono()
+    .post("/claim", async (c) => {
+      const caller = await deps.authenticate(c.req.header("authorization"));
+      const body = await readBody(c, claimRequestSchema);
+      assertActsAs(caller, body.worker_id);
+      const deadline = Date.now() + settings.claimWaitMs;
+      for (;;) {
+        const claimed = await withStore(async (store) => {
+          const task = await store.claim({
+            planId: body.plan_id,
+            workerId: body.worker_id,
+            leaseMs: settings.leaseMs,
+          });
+          return task && { task, plan: await store.getPlan(task.planId) };
+        });
+        if (claimed) {
+          return c.json({
+            task: toTaskPayload(claimed.task),
+            plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
+          });
+        }
+        const remainingMs = deadline - Date.now();
+        if (remainingMs <= 0 || !deps.coordinator) return c.body(null, 204);
+        await deps.coordinator.waitForWork(body.plan_id, remainingMs, c.req.raw.signal);
+      }
+    })
+    .post("/:taskId/start", async (c) => {
+      const caller = await deps.authenticate(c.req.header("authorization"));
+      const body = await readBody(c, startRequestSchema);
+      assertActsAs(caller, body.worker_id);
+      const taskId = c.req.param("taskId");
+      const task = await withStore(async (store) => {
+        const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
+        return store.start({ planId, taskId, workerId: body.worker_id, version: body.version });
+      });
+      return c.json({ task: toTaskPayload(task) });
+    })
+    .post("/:taskId/complete", async (c) => {
+      const caller = await deps.authenticate(c.req.header("authorization"));
+      const body = await readBody(c, completeRequestSchema);
+      assertActsAs(caller, body.worker_id);
+      const taskId = c.req.param("taskId");
+      const costMicroUsd = costFromBody(body.cost_usd);
+      const { task } = await withStore(async (store) => {
+        const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
+        return store.complete({
+          planId,
+          taskId,
+          workerId: body.worker_id,
+          version: body.version,
+          costMicroUsd,
+          detail: body.detail,
+        });
+      });
+      notify(task.planId);
+      return c.json({ task: toTaskPayload(task) });
+    })
+    .post("/:taskId/fail", async (c) => {
+      const caller = await deps.authenticate(c.req.header("authorization"));
+      const body = await readBody(c, failRequestSchema);
+      assertActsAs(caller, body.worker_id);
+      const taskId = c.req.param("taskId");
+      const costMicroUsd = costFromBody(body.cost_usd);
+      const { task } = await withStore(async (store) => {
+        const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
+        return store.fail({
+          planId,
+          taskId,
+          workerId: body.worker_id,
+          version: body.version,
+          reason: body.reason,
+          costMicroUsd,
+          detail: body.detail,
+        });
+      });
+      return c.json({ task: toTaskPayload(task) });
+    })
+    .post("/:taskId/release", async (c) => {
+      const caller = await deps.authenticate(c.req.header("authorization"));
+      const body = await readBody(c, releaseRequestSchema);
+      assertActsAs(caller, body.worker_id);
+      const taskId = c.req.param("taskId");
+      const costMicroUsd = costFromBody(body.cost_usd);
+      const task = await withStore(async (store) => {
+        const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
+        return store.release({
+          planId,
+          taskId,
+          workerId: body.worker_id,
+          version: body.version,
+          reason: body.reason,
+          costMicroUsd,
+        });
+      });
+      notify(task.planId);
+      return c.json({ task: toTaskPayload(task) });
+    });
+}
