@@ -1,1 +1,231 @@
-export {};
+import { type SQL, sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  customType,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/**
+ * whilly's Postgres schema: plans, their tasks (identity `(plan_id, id)`), the dependency edges, the
+ * workers that claim tasks, and the append-only audit log. Migrations under `drizzle/migrations/` are
+ * generated from this file with `npx drizzle-kit generate --name <what_it_does>`.
+ *
+ * The status and priority lists below restate core's `TASK_STATUSES` and `PRIORITIES` as SQL literals
+ * because this package depends on drizzle-orm only; a store test compares them with core's lists.
+ * Money is `NUMERIC(14,6)`: agent CLIs report cost to the micro-dollar, and sums must not drift.
+ */
+
+/** A JSON object as stored in a JSONB column (the same shape as core's `JsonObject`). */
+export type JsonObject = { [key: string]: JsonValue };
+type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+
+const money = (name: string) => numeric(name, { precision: 14, scale: 6 });
+
+/**
+ * Plan and task ids compare byte by byte (`COLLATE "C"`) whatever the server's locale, so the claim
+ * order's tie-break on id, and listings by id, are the same on every Postgres and on PGlite.
+ */
+const idText = customType<{ data: string; driverData: string }>({
+  dataType: () => 'text COLLATE "C"',
+});
+const instant = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** The statuses a task may hold; the same six, in the same order, as core's `TASK_STATUSES`. */
+export const STATUS_SQL_LIST = "'PENDING', 'CLAIMED', 'IN_PROGRESS', 'DONE', 'FAILED', 'SKIPPED'";
+/** The priorities, most urgent first, as core's `PRIORITIES`. */
+export const PRIORITY_SQL_LIST = "'critical', 'high', 'medium', 'low'";
+
+/** A machine that claims tasks. `token_hash` is the SHA-256 hex of its bearer; NULL means none or revoked. */
+export const workers = pgTable(
+  "workers",
+  {
+    workerId: text("worker_id").primaryKey(),
+    hostname: text("hostname").notNull(),
+    tokenHash: text("token_hash"),
+    status: text("status").notNull().default("online"),
+    lastHeartbeat: instant("last_heartbeat").notNull().defaultNow(),
+    registeredAt: instant("registered_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("workers_status_valid", sql`${t.status} IN ('online', 'offline')`),
+    // Two workers never share a bearer; revoked (NULL) hashes do not collide.
+    uniqueIndex("workers_token_hash_unique").on(t.tokenHash).where(sql`${t.tokenHash} IS NOT NULL`),
+    // The offline sweep scans online workers by heartbeat age.
+    index("workers_online_heartbeat").on(t.lastHeartbeat).where(sql`${t.status} = 'online'`),
+  ],
+);
+
+/** A plan: one imported plan file, its budget and its spend. */
+export const plans = pgTable(
+  "plans",
+  {
+    id: idText("id").primaryKey(),
+    name: text("name").notNull(),
+    createdAt: instant("created_at").notNull().defaultNow(),
+    /** NULL means unlimited. */
+    budgetUsd: money("budget_usd"),
+    spentUsd: money("spent_usd").notNull().default("0"),
+    agentInstructions: jsonb("agent_instructions")
+      .$type<{ before: string[]; after: string[] }>()
+      .notNull()
+      .default(sql`'{"before": [], "after": []}'::jsonb`),
+    /** Top-level plan-file fields whilly does not interpret, kept for export. */
+    extra: jsonb("extra").$type<JsonObject>().notNull().default(sql`'{}'::jsonb`),
+    /** `owner/repo/N` of the GitHub issue a plan was made from, for intake that must not run twice. */
+    githubIssueRef: text("github_issue_ref"),
+    prdFile: text("prd_file"),
+  },
+  (t) => [
+    check("plans_budget_non_negative", sql`${t.budgetUsd} IS NULL OR ${t.budgetUsd} >= 0`),
+    check("plans_spent_non_negative", sql`${t.spentUsd} >= 0`),
+    uniqueIndex("plans_github_issue_ref_unique")
+      .on(t.githubIssueRef)
+      .where(sql`${t.githubIssueRef} IS NOT NULL`),
+  ],
+);
+
+/**
+ * A task and its queue state. Claim columns (`claimed_by`, `claimed_at`, `lease_expires_at`) are set
+ * exactly while the task is `CLAIMED` or `IN_PROGRESS`: a finished task keeps no owner, so a worker that
+ * finished tasks can still be deleted, and no claimed task lacks a lease for the sweep to find.
+ */
+export const tasks = pgTable(
+  "tasks",
+  {
+    planId: idText("plan_id")
+      .notNull()
+      .references(() => plans.id, { onDelete: "cascade" }),
+    id: idText("id").notNull(),
+    status: text("status").notNull().default("PENDING"),
+    priority: text("priority").notNull().default("medium"),
+    /**
+     * 0 for critical up to 3 for low, derived by Postgres so it can never disagree with `priority`.
+     * Why a stored column rather than `ORDER BY CASE priority ...`: the claim index below can then be
+     * walked in claim order, so a claim reads one index entry (plus the rows SKIP LOCKED passes over)
+     * instead of sorting every ready task. Measured with EXPLAIN ANALYZE on Postgres 15, one plan with
+     * 100,000 ready and 100,000 blocked tasks: the CASE form ran a sequential scan and a sort of every
+     * ready row (260 ms per claim, spilling to disk), the rank index an index scan stopping at the first
+     * row (0.09 ms). An expression index on the CASE would also work, but only while every query repeats
+     * the expression exactly.
+     */
+    priorityRank: smallint("priority_rank")
+      .notNull()
+      .generatedAlwaysAs(
+        (): SQL =>
+          sql`CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END`,
+      ),
+    description: text("description").notNull().default(""),
+    /** Dependency ids in plan-file order (for export); `task_deps` holds the same edges for queries. */
+    dependencies: jsonb("dependencies").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    keyFiles: jsonb("key_files").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    acceptanceCriteria: jsonb("acceptance_criteria").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    testSteps: jsonb("test_steps").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    prdRequirement: text("prd_requirement").notNull().default(""),
+    /** Task fields whilly does not interpret (`phase`, `title`, ...), kept for export. */
+    extra: jsonb("extra").$type<JsonObject>().notNull().default(sql`'{}'::jsonb`),
+    /** Optimistic-lock version, bumped by every transition. */
+    version: integer("version").notNull().default(0),
+    claimedBy: text("claimed_by").references(() => workers.workerId, { onDelete: "set null" }),
+    claimedAt: instant("claimed_at"),
+    leaseExpiresAt: instant("lease_expires_at"),
+    /** Agent runs so far. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Spend over every attempt, failed ones included. */
+    spentUsd: money("spent_usd").notNull().default("0"),
+    /**
+     * How many dependencies are not `DONE`. Kept by the store (set on insert, decremented by the
+     * completing transaction, recomputed by reset) so a claim tests one column instead of joining
+     * `task_deps`, which stays fast when most of a large plan is blocked.
+     */
+    unfinishedDeps: integer("unfinished_deps").notNull().default(0),
+    createdAt: instant("created_at").notNull().defaultNow(),
+    updatedAt: instant("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "tasks_pkey", columns: [t.planId, t.id] }),
+    check("tasks_status_valid", sql.raw(`"status" IN (${STATUS_SQL_LIST})`)),
+    check("tasks_priority_valid", sql.raw(`"priority" IN (${PRIORITY_SQL_LIST})`)),
+    check(
+      "tasks_claim_consistent",
+      sql`(${t.status} IN ('CLAIMED', 'IN_PROGRESS')) = (${t.claimedBy} IS NOT NULL)
+        AND (${t.claimedBy} IS NULL) = (${t.claimedAt} IS NULL)
+        AND (${t.claimedBy} IS NULL) = (${t.leaseExpiresAt} IS NULL)`,
+    ),
+    check(
+      "tasks_counters_non_negative",
+      sql`${t.version} >= 0 AND ${t.attempts} >= 0 AND ${t.unfinishedDeps} >= 0 AND ${t.spentUsd} >= 0`,
+    ),
+    // The claim walks this index in claim order: ready tasks of one plan, most urgent first, then id.
+    index("tasks_ready_claim_order")
+      .on(t.planId, t.priorityRank, t.id)
+      .where(sql`${t.status} = 'PENDING' AND ${t.unfinishedDeps} = 0`),
+    // Heartbeats renew, and the offline sweep releases, the leases of one worker.
+    index("tasks_claimed_by").on(t.claimedBy).where(sql`${t.claimedBy} IS NOT NULL`),
+    // The lease sweep finds expired leases.
+    index("tasks_lease_expires_at").on(t.leaseExpiresAt).where(sql`${t.leaseExpiresAt} IS NOT NULL`),
+  ],
+);
+
+/** One dependency edge: `task_id` waits for `depends_on`, both in `plan_id`. */
+export const taskDeps = pgTable(
+  "task_deps",
+  {
+    planId: idText("plan_id").notNull(),
+    taskId: idText("task_id").notNull(),
+    dependsOn: idText("depends_on").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "task_deps_pkey", columns: [t.planId, t.taskId, t.dependsOn] }),
+    foreignKey({
+      name: "task_deps_task_fk",
+      columns: [t.planId, t.taskId],
+      foreignColumns: [tasks.planId, tasks.id],
+    }).onDelete("cascade"),
+    foreignKey({
+      name: "task_deps_depends_on_fk",
+      columns: [t.planId, t.dependsOn],
+      foreignColumns: [tasks.planId, tasks.id],
+    }).onDelete("cascade"),
+    check("task_deps_not_self", sql`${t.taskId} <> ${t.dependsOn}`),
+    // A completing task finds the dependents whose counters it decrements.
+    index("task_deps_depends_on").on(t.planId, t.dependsOn),
+  ],
+);
+
+/**
+ * The append-only audit log: every transition's event (written in the transition's transaction) and
+ * plan-level events. `id` is the canonical order. `idempotency_key` lets a retried batch flush skip
+ * the rows an earlier attempt already wrote.
+ */
+export const events = pgTable(
+  "events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    planId: idText("plan_id")
+      .notNull()
+      .references(() => plans.id, { onDelete: "cascade" }),
+    taskId: idText("task_id"),
+    eventType: text("event_type").notNull(),
+    payload: jsonb("payload").$type<JsonObject>().notNull().default(sql`'{}'::jsonb`),
+    detail: jsonb("detail").$type<JsonObject>(),
+    createdAt: instant("created_at").notNull().defaultNow(),
+    idempotencyKey: text("idempotency_key"),
+  },
+  (t) => [
+    index("events_plan_id_id").on(t.planId, t.id),
+    uniqueIndex("events_idempotency_key_unique")
+      .on(t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} IS NOT NULL`),
+  ],
+);

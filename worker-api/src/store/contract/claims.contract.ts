@@ -1,0 +1,129 @@
+import { InvalidInput, PlanNotFound } from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import { type ContractContext, caught, claimAs, drain, plan, runNext, task } from "./helpers.contract.js";
+
+/** What a claim may take, in which order, and under which budget; concurrency on real connections. */
+export function describeClaimContract(ctx: ContractContext): void {
+  describe("claim", () => {
+    it("takes only tasks whose dependencies are all DONE", async () => {
+      await ctx.store.importPlan(
+        plan("p", [task("A"), task("B", { deps: ["A"] }), task("C", { deps: ["A", "B"] })]),
+      );
+      expect(await drain(ctx.store, "p", "w1")).toEqual(["A"]);
+      const a = await ctx.store.getTask("p", "A");
+      await ctx.store.complete({
+        planId: "p",
+        taskId: "A",
+        workerId: "w1",
+        version: a?.version ?? -1,
+        costMicroUsd: 0,
+      });
+      expect(await drain(ctx.store, "p", "w1")).toEqual(["B"]);
+    });
+
+    it("orders by priority (critical, high, medium, low), then by id in byte order", async () => {
+      await ctx.store.importPlan(
+        plan("p", [
+          task("T-2", { priority: "low" }),
+          task("T-10", { priority: "low" }),
+          task("b", { priority: "medium" }),
+          task("B", { priority: "medium" }),
+          task("T-9", { priority: "critical" }),
+          task("T-1", { priority: "high" }),
+          task("T-3", { priority: "critical" }),
+        ]),
+      );
+      expect(await drain(ctx.store, "p", "w1")).toEqual(["T-3", "T-9", "T-1", "B", "b", "T-10", "T-2"]);
+    });
+
+    it("sets CLAIMED, the owner, a lease of leaseMs on the database clock, and writes CLAIM", async () => {
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const claimed = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 90_000 });
+      expect(claimed).toMatchObject({ id: "A", status: "CLAIMED", claimedBy: "w1", version: 1, attempts: 0 });
+      const claimedAt = claimed?.claimedAt?.getTime() ?? 0;
+      expect((claimed?.leaseExpiresAt?.getTime() ?? 0) - claimedAt).toBe(90_000);
+      const events = await ctx.store.listEvents("p", { afterId: 1 });
+      expect(events.map((e) => [e.eventType, e.taskId, e.payload])).toEqual([
+        ["CLAIM", "A", { worker_id: "w1", version: 1 }],
+      ]);
+    });
+
+    it("returns undefined when nothing is PENDING and ready", async () => {
+      await ctx.store.importPlan(plan("p", [task("A", { status: "DONE" }), task("B", { status: "FAILED" })]));
+      expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
+    });
+
+    it("refuses an unknown plan, an unregistered worker and a bad lease", async () => {
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      expect(await caught(ctx.store.claim({ planId: "nope", workerId: "w1", leaseMs: 1000 }))).toBeInstanceOf(
+        PlanNotFound,
+      );
+      const unregistered = await caught(ctx.store.claim({ planId: "p", workerId: "ghost", leaseMs: 1000 }));
+      expect(unregistered).toBeInstanceOf(InvalidInput);
+      expect((unregistered as InvalidInput).field).toBe("workerId");
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const badLease = await caught(ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 0 }));
+      expect((badLease as InvalidInput).field).toBe("leaseMs");
+      // The failed statements rolled back: the task is still there to claim.
+      expect(await claimAs(ctx.store, "p", "w1")).toMatchObject({ id: "A" });
+    });
+  });
+
+  describe("budget", () => {
+    it("blocks every claim with a budget of 0", async () => {
+      await ctx.store.createPlan({ id: "p", name: "zero", budgetMicroUsd: 0 });
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
+    });
+
+    it("claims while spend is strictly under the budget and stops when spend equals it", async () => {
+      await ctx.store.createPlan({ id: "p", name: "budgeted", budgetMicroUsd: 1_000_000 });
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      await runNext(ctx.store, "p", "w1", 999_999);
+      const b = await runNext(ctx.store, "p", "w1", 1);
+      expect(b.id).toBe("B");
+      expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(1_000_000);
+      expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
+    });
+
+    it("never limits a plan without a budget", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      await runNext(ctx.store, "p", "w1", 50_000_000_000);
+      expect(await claimAs(ctx.store, "p", "w1")).toMatchObject({ id: "B" });
+    });
+  });
+
+  describe("concurrency", () => {
+    it("20 concurrent claimers never take the same task, and every task is claimed once", async () => {
+      const ids = Array.from({ length: 60 }, (_, i) => `T-${String(i).padStart(3, "0")}`);
+      await ctx.store.importPlan(
+        plan(
+          "p",
+          ids.map((id) => task(id)),
+        ),
+      );
+      const workers = Array.from({ length: 20 }, (_, i) => `w${i}`);
+      for (const workerId of workers) await ctx.store.upsertWorker({ workerId, hostname: "h" });
+      const claimedBy = await Promise.all(
+        workers.map(async (workerId) => {
+          const mine: string[] = [];
+          for (;;) {
+            const claimed = await ctx.store.claim({ planId: "p", workerId, leaseMs: 60_000 });
+            if (!claimed) return mine;
+            mine.push(claimed.id);
+          }
+        }),
+      );
+      const all = claimedBy.flat();
+      expect(all.length).toBe(ids.length);
+      expect(new Set(all).size).toBe(ids.length);
+      const tasks = await ctx.store.listTasks("p");
+      expect(tasks.every((t) => t.status === "CLAIMED" && t.version === 1)).toBe(true);
+      const owners = new Map(claimedBy.flatMap((mine, i) => mine.map((id) => [id, `w${i}`] as const)));
+      expect(tasks.every((t) => t.claimedBy === owners.get(t.id))).toBe(true);
+      const claims = (await ctx.store.listEvents("p")).filter((e) => e.eventType === "CLAIM");
+      expect(claims.length).toBe(ids.length);
+    });
+  });
+}

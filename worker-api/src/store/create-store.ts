@@ -1,0 +1,80 @@
+import type { Db } from "./db.js";
+import { translateError } from "./errors.js";
+import { appendEvent, appendEvents } from "./events/append-events.js";
+import { listEvents } from "./events/events.js";
+import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
+import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-worker-tasks.js";
+import { createPlan } from "./plans/create-plan.js";
+import { importPlan } from "./plans/import-plan.js";
+import { getPlan, listPlans } from "./plans/read-plans.js";
+import { resetPlan } from "./plans/reset-plan.js";
+import type { Store, StoreDriver } from "./store.js";
+import { claim } from "./tasks/claim.js";
+import { finish } from "./tasks/finish.js";
+import { listBlocked } from "./tasks/list-blocked.js";
+import { findClaimedPlan, getTask, listTasks } from "./tasks/read-tasks.js";
+import { release } from "./tasks/release.js";
+import { skipTask } from "./tasks/skip-task.js";
+import { start } from "./tasks/start.js";
+import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
+
+/**
+ * Builds the store over an open drizzle database. Each write runs in its own transaction (a thrown
+ * error rolls it back, which also keeps PGlite's single connection usable), and every driver error is
+ * translated into whilly's error tree at this boundary.
+ * @param options.close releases the connection, pool or embedded database (and its lock).
+ */
+export function createStore(db: Db, options: { driver: StoreDriver; close: () => Promise<void> }): Store {
+  const read = <A extends unknown[], R>(op: (db: Db, ...args: A) => Promise<R>) => {
+    return async (...args: A): Promise<R> => {
+      try {
+        return await op(db, ...args);
+      } catch (error) {
+        throw translateError(error);
+      }
+    };
+  };
+  const write = <A extends unknown[], R>(op: (tx: Db, ...args: A) => Promise<R>) => {
+    return async (...args: A): Promise<R> => {
+      try {
+        return await db.transaction((tx) => op(tx, ...args));
+      } catch (error) {
+        throw translateError(error);
+      }
+    };
+  };
+  let closed = false;
+
+  return {
+    driver: options.driver,
+    createPlan: write(createPlan),
+    importPlan: write(importPlan),
+    getPlan: read(getPlan),
+    listPlans: read(listPlans),
+    listTasks: read(listTasks),
+    listBlocked: read(listBlocked),
+    listEvents: read(listEvents),
+    appendEvent: write(appendEvent),
+    appendEvents: write(appendEvents),
+    skipTask: write(skipTask),
+    resetPlan: write(resetPlan),
+    upsertWorker: read(upsertWorker),
+    heartbeat: write(heartbeat),
+    claim: write(claim),
+    start: write(start),
+    complete: write((tx, fence) => finish(tx, fence, { transition: "COMPLETE" })),
+    fail: write((tx, fence) => finish(tx, fence, { transition: "FAIL", reason: fence.reason })),
+    release: write(release),
+    releaseWorkerTasks: write(releaseWorkerTasks),
+    releaseExpiredLeases: write(releaseExpiredLeases),
+    releaseOfflineWorkers: write(releaseOfflineWorkers),
+    findClaimedPlan: read(findClaimedPlan),
+    listWorkers: read(listWorkers),
+    getTask: read(getTask),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await options.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { EventRecord } from "@whilly/core";
+import { events } from "@whilly/schema";
+import { and, asc, eq, gt } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { toEventRecord } from "../rows.js";
+
+/** Default and largest page of {@link listEvents}. */
+export const DEFAULT_EVENT_PAGE = 1000;
+const MAX_EVENT_PAGE = 10_000;
+
+/**
+ * One plan's events with `id > afterId`, oldest first (id order is the log's order).
+ * @param options.limit at most this many rows (default 1000, at most 10,000).
+ */
+export async function listEvents(
+  db: Db,
+  planId: string,
+  options: { afterId?: number; limit?: number } = {},
+): Promise<EventRecord[]> {
+  const limit = Math.min(Math.max(1, Math.floor(options.limit ?? DEFAULT_EVENT_PAGE)), MAX_EVENT_PAGE);
+  const rows = await db
+    .select()
+    .from(events)
+    .where(and(eq(events.planId, planId), gt(events.id, options.afterId ?? 0)))
+    .orderBy(asc(events.id))
+    .limit(limit);
+  return rows.map(toEventRecord);
+}

@@ -1,0 +1,11 @@
+export { createStore } from "./create-store.js";
+export type { Db, Tx } from "./db.js";
+export { translateError } from "./errors.js";
+export type { NewEvent } from "./events/insert-events.js";
+export { migrationsFolder } from "./migrations-folder.js";
+export { openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
+export { migratePostgres, openPostgresStore } from "./open/postgres.js";
+export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";
+export type { Store, StoreDriver } from "./store.js";
+export { findBlocked } from "./tasks/blocked.js";
+export { MAX_LEASE_MS } from "./tasks/claim.js";

@@ -1,0 +1,44 @@
+import type { TaskRecord } from "@whilly/core";
+import { tasks, workers } from "@whilly/schema";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { releaseWhere } from "./release-where.js";
+
+/**
+ * Returns every task `workerId` holds, in any plan, to `PENDING` (call inside a transaction), with
+ * `RELEASE` `{reason, version, worker_id}`. For a worker known to be gone, e.g. an earlier local run
+ * (`reason: "worker_offline"`).
+ * @returns the released tasks.
+ */
+export function releaseWorkerTasks(tx: Db, workerId: string, reason: string): Promise<TaskRecord[]> {
+  return releaseWhere(tx, eq(tasks.claimedBy, workerId), reason);
+}
+
+/**
+ * The offline sweep (call inside a transaction): workers whose last heartbeat is older than
+ * `heartbeatTimeoutMs` become `offline`, and every task an offline worker holds goes back to `PENDING`
+ * with `RELEASE` `{reason: "worker_offline", version, worker_id}`. A later heartbeat brings the
+ * worker back online; its old tasks stay released (its fenced calls on them get a version conflict).
+ * @returns the workers marked offline now, and the released tasks.
+ */
+export async function releaseOfflineWorkers(
+  tx: Db,
+  heartbeatTimeoutMs: number,
+): Promise<{ workers: string[]; released: TaskRecord[] }> {
+  const marked = await tx
+    .update(workers)
+    .set({ status: "offline" })
+    .where(
+      and(
+        eq(workers.status, "online"),
+        lt(
+          workers.lastHeartbeat,
+          sql`now() - make_interval(secs => ${heartbeatTimeoutMs}::double precision / 1000)`,
+        ),
+      ),
+    )
+    .returning({ workerId: workers.workerId });
+  const offline = tx.select({ id: workers.workerId }).from(workers).where(eq(workers.status, "offline"));
+  const released = await releaseWhere(tx, sql`${tasks.claimedBy} IN (${offline})`, "worker_offline");
+  return { workers: marked.map((row) => row.workerId).sort(), released };
+}

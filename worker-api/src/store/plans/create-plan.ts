@@ -1,0 +1,33 @@
+import { InvalidInput, MAX_MICRO_USD, type MicroUsd, type PlanRecord } from "@whilly/core";
+import { plans } from "@whilly/schema";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { toNumeric, toPlanRecord } from "../rows.js";
+import { assertStorable } from "../text.js";
+
+/**
+ * Creates an empty plan; an existing id is left untouched, budget included (spec section 1.2).
+ * No event is written: a plan's history starts with its tasks.
+ * @param input.budgetMicroUsd `undefined` for unlimited; 0 blocks every claim.
+ * @throws {InvalidInput} for text Postgres cannot store or a budget out of range.
+ */
+export async function createPlan(
+  db: Db,
+  input: { id: string; name: string; budgetMicroUsd?: MicroUsd | undefined },
+): Promise<{ created: boolean; plan: PlanRecord }> {
+  assertStorable(input.id, "plan id");
+  assertStorable(input.name, "plan name");
+  const budget = input.budgetMicroUsd;
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0 || budget > MAX_MICRO_USD)) {
+    throw new InvalidInput("budgetMicroUsd", `budget must be a whole, non-negative number of micro-dollars`);
+  }
+  const [inserted] = await db
+    .insert(plans)
+    .values({ id: input.id, name: input.name, budgetUsd: budget === undefined ? null : toNumeric(budget) })
+    .onConflictDoNothing({ target: plans.id })
+    .returning();
+  if (inserted) return { created: true, plan: toPlanRecord(inserted) };
+  const [existing] = await db.select().from(plans).where(eq(plans.id, input.id));
+  if (!existing) throw new Error(`plan '${input.id}' conflicted on insert but cannot be read`);
+  return { created: false, plan: toPlanRecord(existing) };
+}

@@ -1,0 +1,186 @@
+import {
+  EVENT_TYPES,
+  type ImportResult,
+  PlanInvalid,
+  type PlanIssue,
+  type PlanSpec,
+  type TaskSpec,
+  type TaskStatus,
+  targetOf,
+} from "@whilly/core";
+import { plans, taskDeps, tasks } from "@whilly/schema";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { insertEvents } from "../events/insert-events.js";
+import { LEASED } from "../lease.js";
+import { type PlanRow, type TaskRow, toPlanRecord } from "../rows.js";
+import { assertStorable } from "../text.js";
+import { lockPlan } from "./add-spend.js";
+import { sameTaskSpec } from "./same-task-spec.js";
+
+/** Rows per INSERT, keeping 20-odd parameters a row well under Postgres's 65,535-parameter limit. */
+const TASK_BATCH = 500;
+const EDGE_BATCH = 5000;
+
+/**
+ * Stores a validated plan file (call inside a transaction). The plan is created when absent; a plan
+ * made empty by `plan create` takes the file's `agent_instructions` and extra fields. Tasks the plan does
+ * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
+ * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
+ * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
+ * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
+ * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
+ * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
+ * @throws {InvalidInput} for text Postgres cannot store (named by field).
+ */
+export async function importPlan(tx: Db, plan: PlanSpec): Promise<ImportResult> {
+  assertPlanStorable(plan);
+  const [inserted] = await tx
+    .insert(plans)
+    .values({
+      id: plan.id,
+      name: plan.name,
+      agentInstructions: copyInstructions(plan),
+      extra: plan.extra,
+    })
+    .onConflictDoNothing({ target: plans.id })
+    .returning();
+  let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
+  if (!inserted && isBlank(planRow)) planRow = await fillPlanContext(tx, plan);
+
+  const stored = await tx.select().from(tasks).where(eq(tasks.planId, plan.id));
+  const storedById = new Map<string, TaskRow>(stored.map((row) => [row.id, row]));
+  const fresh = plan.tasks.filter((task) => !storedById.has(task.id));
+  const demoted = fresh.filter((task) => LEASED.includes(task.status)).map((task) => task.id);
+  const statusOf = new Map<string, TaskStatus>(stored.map((row) => [row.id, row.status as TaskStatus]));
+  for (const task of fresh) statusOf.set(task.id, initialStatus(task));
+  assertDependenciesKnown(plan, fresh, statusOf);
+
+  await insertTasks(tx, plan.id, fresh, statusOf);
+  await insertEvents(
+    tx,
+    fresh.map((task) => ({
+      planId: plan.id,
+      taskId: task.id,
+      eventType: EVENT_TYPES.taskCreated,
+      payload: { priority: task.priority, dependencies: [...task.dependencies] },
+    })),
+  );
+
+  const changed: string[] = [];
+  const unchanged: string[] = [];
+  for (const task of plan.tasks) {
+    const row = storedById.get(task.id);
+    if (row) (sameTaskSpec(row, task) ? unchanged : changed).push(task.id);
+  }
+  return {
+    plan: toPlanRecord(planRow),
+    planCreated: inserted !== undefined,
+    inserted: fresh.map((task) => task.id),
+    unchanged,
+    changed,
+    demotedToPending: demoted,
+  };
+}
+
+/** The status a new task is stored with: a claim in the file has no owner here, so it is released. */
+function initialStatus(task: TaskSpec): TaskStatus {
+  return LEASED.includes(task.status) ? targetOf("RELEASE") : task.status;
+}
+
+async function insertTasks(
+  tx: Db,
+  planId: string,
+  fresh: readonly TaskSpec[],
+  statusOf: ReadonlyMap<string, TaskStatus>,
+): Promise<void> {
+  const rows = fresh.map((task) => ({
+    planId,
+    id: task.id,
+    status: initialStatus(task),
+    priority: task.priority,
+    description: task.description,
+    dependencies: [...task.dependencies],
+    keyFiles: [...task.keyFiles],
+    acceptanceCriteria: [...task.acceptanceCriteria],
+    testSteps: [...task.testSteps],
+    prdRequirement: task.prdRequirement,
+    extra: task.extra,
+    version: task.version,
+    unfinishedDeps: uniqueDeps(task).filter((dep) => statusOf.get(dep) !== "DONE").length,
+  }));
+  for (let i = 0; i < rows.length; i += TASK_BATCH) {
+    await tx.insert(tasks).values(rows.slice(i, i + TASK_BATCH));
+  }
+  const edges = fresh.flatMap((task) =>
+    uniqueDeps(task).map((dep) => ({ planId, taskId: task.id, dependsOn: dep })),
+  );
+  for (let i = 0; i < edges.length; i += EDGE_BATCH) {
+    await tx.insert(taskDeps).values(edges.slice(i, i + EDGE_BATCH));
+  }
+}
+
+function uniqueDeps(task: TaskSpec): string[] {
+  return [...new Set(task.dependencies)];
+}
+
+function assertDependenciesKnown(
+  plan: PlanSpec,
+  fresh: readonly TaskSpec[],
+  statusOf: ReadonlyMap<string, TaskStatus>,
+): void {
+  const issues: PlanIssue[] = [];
+  for (const task of fresh) {
+    for (const dep of task.dependencies) {
+      if (dep === task.id || !statusOf.has(dep)) {
+        issues.push({
+          path: `tasks[${task.id}].dependencies`,
+          taskId: task.id,
+          message:
+            dep === task.id
+              ? `task '${task.id}' depends on itself`
+              : `task '${task.id}' depends on unknown task '${dep}'`,
+        });
+      }
+    }
+  }
+  if (issues.length > 0) throw new PlanInvalid(`plan '${plan.id}'`, issues);
+}
+
+function assertPlanStorable(plan: PlanSpec): void {
+  assertStorable(plan.id, "plan_id");
+  assertStorable(plan.name, "project");
+  assertStorable(copyInstructions(plan), "agent_instructions");
+  assertStorable(plan.extra, "plan");
+  for (const task of plan.tasks) {
+    const at = `tasks[${JSON.stringify(task.id)}]`;
+    assertStorable(task.id, `${at}.id`);
+    assertStorable(task.description, `${at}.description`);
+    assertStorable(task.prdRequirement, `${at}.prd_requirement`);
+    assertStorable([...task.dependencies], `${at}.dependencies`);
+    assertStorable([...task.keyFiles], `${at}.key_files`);
+    assertStorable([...task.acceptanceCriteria], `${at}.acceptance_criteria`);
+    assertStorable([...task.testSteps], `${at}.test_steps`);
+    assertStorable(task.extra, at);
+  }
+}
+
+function copyInstructions(plan: PlanSpec): { before: string[]; after: string[] } {
+  return { before: [...plan.agentInstructions.before], after: [...plan.agentInstructions.after] };
+}
+
+/** A plan made by `plan create`: no instructions and no extra fields yet. */
+function isBlank(row: PlanRow): boolean {
+  const { before, after } = row.agentInstructions;
+  return before.length === 0 && after.length === 0 && Object.keys(row.extra).length === 0;
+}
+
+async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
+  const [row] = await tx
+    .update(plans)
+    .set({ agentInstructions: copyInstructions(plan), extra: plan.extra })
+    .where(eq(plans.id, plan.id))
+    .returning();
+  if (!row) throw new Error(`plan '${plan.id}' vanished while locked`);
+  return row;
+}

@@ -1,0 +1,51 @@
+import { EVENT_TYPES, targetOf } from "@whilly/core";
+import { plans, taskDeps, tasks } from "@whilly/schema";
+import { and, count, eq, sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { insertEvents } from "../events/insert-events.js";
+import { bumpVersion, NO_CLAIM } from "../lease.js";
+import { lockPlan } from "./add-spend.js";
+
+/**
+ * Resets a plan (call inside a transaction).
+ * - `keep_tasks`: every task back to `PENDING` (the table's RESET edge), claims cleared, attempts 0,
+ *   unfinished-dependency counters recomputed (every dependency is pending again), version bumped; one
+ *   `RESET` `{reason: "manual_reset", mode: "keep_tasks", version}` per task. Earlier events stay: the log
+ *   is append-only. Spend is kept, on the plan and on each task, since the money was spent.
+ * - `hard`: deletes the plan; its tasks, edges and events go with it.
+ * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
+ */
+export async function resetPlan(tx: Db, planId: string, mode: "keep_tasks" | "hard"): Promise<number> {
+  await lockPlan(tx, planId);
+  if (mode === "hard") {
+    const [counted] = await tx.select({ n: count() }).from(tasks).where(eq(tasks.planId, planId));
+    await tx.delete(plans).where(eq(plans.id, planId));
+    return Number(counted?.n ?? 0);
+  }
+  const dependencyCount = tx
+    .select({ n: count() })
+    .from(taskDeps)
+    .where(and(eq(taskDeps.planId, tasks.planId), eq(taskDeps.taskId, tasks.id)));
+  const rows = await tx
+    .update(tasks)
+    .set({
+      status: targetOf("RESET"),
+      ...NO_CLAIM,
+      attempts: 0,
+      unfinishedDeps: sql`(${dependencyCount})`,
+      ...bumpVersion(),
+    })
+    .where(eq(tasks.planId, planId))
+    .returning({ id: tasks.id, version: tasks.version });
+  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  await insertEvents(
+    tx,
+    rows.map((row) => ({
+      planId,
+      taskId: row.id,
+      eventType: EVENT_TYPES.reset,
+      payload: { reason: "manual_reset", mode: "keep_tasks", version: row.version },
+    })),
+  );
+  return rows.length;
+}

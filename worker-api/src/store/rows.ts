@@ -1,0 +1,91 @@
+import {
+  type EventRecord,
+  formatUsd,
+  type MicroUsd,
+  type PlanRecord,
+  type Priority,
+  parseUsd,
+  type TaskRecord,
+  type TaskStatus,
+  type WorkerRecord,
+} from "@whilly/core";
+import type { events, plans, tasks, workers } from "@whilly/schema";
+
+/** A `tasks` row as drizzle selects it. */
+export type TaskRow = typeof tasks.$inferSelect;
+/** A `plans` row as drizzle selects it. */
+export type PlanRow = typeof plans.$inferSelect;
+
+/** A `NUMERIC(14,6)` amount as micro-dollars; exact, since the column has six decimals. */
+export function toMicroUsd(amount: string): MicroUsd {
+  const micro = parseUsd(amount);
+  if (micro === undefined) throw new Error(`unexpected NUMERIC amount from the database: ${amount}`);
+  return micro;
+}
+
+/** Micro-dollars as the decimal string a `NUMERIC(14,6)` parameter takes. */
+export function toNumeric(micro: MicroUsd): string {
+  return formatUsd(micro);
+}
+
+/** The domain record for a task row. */
+export function toTaskRecord(row: TaskRow): TaskRecord {
+  return {
+    planId: row.planId,
+    id: row.id,
+    status: row.status as TaskStatus,
+    priority: row.priority as Priority,
+    description: row.description,
+    dependencies: row.dependencies,
+    keyFiles: row.keyFiles,
+    acceptanceCriteria: row.acceptanceCriteria,
+    testSteps: row.testSteps,
+    prdRequirement: row.prdRequirement,
+    version: row.version,
+    extra: row.extra,
+    claimedBy: row.claimedBy ?? undefined,
+    claimedAt: row.claimedAt ?? undefined,
+    leaseExpiresAt: row.leaseExpiresAt ?? undefined,
+    attempts: row.attempts,
+    spentMicroUsd: toMicroUsd(row.spentUsd),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The domain record for a plan row. */
+export function toPlanRecord(row: PlanRow): PlanRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    budgetMicroUsd: row.budgetUsd === null ? undefined : toMicroUsd(row.budgetUsd),
+    spentMicroUsd: toMicroUsd(row.spentUsd),
+    agentInstructions: row.agentInstructions,
+    extra: row.extra,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The domain record for an event row. */
+export function toEventRecord(row: typeof events.$inferSelect): EventRecord {
+  return {
+    id: row.id,
+    planId: row.planId,
+    taskId: row.taskId ?? undefined,
+    eventType: row.eventType,
+    payload: row.payload,
+    detail: row.detail ?? undefined,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The domain record for a worker row. */
+export function toWorkerRecord(row: typeof workers.$inferSelect): WorkerRecord {
+  return {
+    workerId: row.workerId,
+    hostname: row.hostname,
+    status: row.status === "offline" ? "offline" : "online",
+    lastHeartbeat: row.lastHeartbeat,
+    registeredAt: row.registeredAt,
+  };
+}

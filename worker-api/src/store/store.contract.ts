@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import { describeBlockedContract } from "./contract/blocked.contract.js";
+import { describeClaimContract } from "./contract/claims.contract.js";
+import { describeEventContract } from "./contract/events.contract.js";
+import { describeFencingContract } from "./contract/fencing.contract.js";
+import type { ContractContext } from "./contract/helpers.contract.js";
+import { describeLeaseContract } from "./contract/leases.contract.js";
+import { describeMoneyContract } from "./contract/money.contract.js";
+import { describePlanContract } from "./contract/plans.contract.js";
+import { describeTextContract } from "./contract/text.contract.js";
+import type { Store } from "./store.js";
+
+/**
+ * The store's one behavioural suite: every driver file runs it unchanged. `openFresh` returns a store
+ * over empty tables before each test; the suite closes it after. Concurrency cases run on every driver:
+ * on Postgres they race real connections, on PGlite they must still hold when serialized.
+ */
+export function describeTaskStoreContract(name: string, openFresh: () => Promise<Store>): void {
+  describe(`TaskStore contract (${name})`, () => {
+    let current: Store | undefined;
+    const ctx: ContractContext = {
+      get store(): Store {
+        if (!current) throw new Error("the store is opened in beforeEach");
+        return current;
+      },
+    };
+    beforeEach(async () => {
+      current = await openFresh();
+    });
+    afterEach(async () => {
+      await current?.close();
+      current = undefined;
+    });
+
+    describePlanContract(ctx);
+    describeClaimContract(ctx);
+    describeFencingContract(ctx);
+    describeMoneyContract(ctx);
+    describeBlockedContract(ctx);
+    describeLeaseContract(ctx);
+    describeEventContract(ctx);
+    describeTextContract(ctx);
+  });
+}

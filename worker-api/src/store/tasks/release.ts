@@ -1,0 +1,40 @@
+import { EVENT_TYPES, type MicroUsd, type TaskFence, type TaskRecord, targetOf } from "@whilly/core";
+import { tasks } from "@whilly/schema";
+import { sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { insertEvents } from "../events/insert-events.js";
+import { NO_CLAIM } from "../lease.js";
+import { addSpend, assertCost } from "../plans/add-spend.js";
+import { toNumeric, toTaskRecord } from "../rows.js";
+import { fencedUpdate } from "./fence.js";
+import { lockPlanOfTask } from "./finish.js";
+
+/**
+ * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
+ * cleared, ready to claim again. The cost of an interrupted attempt, if given, counts like a finished
+ * one's. Writes `RELEASE` `{version, reason, worker_id}`.
+ * @throws {VersionConflict} @throws {NotOwner}
+ */
+export async function release(
+  tx: Db,
+  fence: TaskFence & { reason: string; costMicroUsd?: MicroUsd | undefined },
+): Promise<TaskRecord> {
+  const cost = fence.costMicroUsd ?? 0;
+  assertCost(cost);
+  if (cost > 0) await lockPlanOfTask(tx, fence);
+  const row = await fencedUpdate(tx, fence, "RELEASE", {
+    status: targetOf("RELEASE"),
+    ...NO_CLAIM,
+    spentUsd: sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`,
+  });
+  await insertEvents(tx, [
+    {
+      planId: row.planId,
+      taskId: row.id,
+      eventType: EVENT_TYPES.release,
+      payload: { version: row.version, reason: fence.reason, worker_id: fence.workerId },
+    },
+  ]);
+  await addSpend(tx, fence.planId, fence.taskId, cost);
+  return toTaskRecord(row);
+}

@@ -1,0 +1,67 @@
+import type { WorkerRecord } from "@whilly/core";
+import { tasks, workers } from "@whilly/schema";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { LEASED, leaseUntil } from "../lease.js";
+import { toWorkerRecord } from "../rows.js";
+import { assertLeaseMs } from "../tasks/claim.js";
+import { assertStorable } from "../text.js";
+
+/**
+ * Registers a worker, or refreshes a known one: hostname updated, status `online`, heartbeat now.
+ * @param input.tokenHash SHA-256 hex of the worker's bearer; `undefined` keeps the stored hash.
+ * @throws {InvalidInput} when another worker holds the same token hash.
+ */
+export async function upsertWorker(
+  db: Db,
+  input: { workerId: string; hostname: string; tokenHash?: string | undefined },
+): Promise<WorkerRecord> {
+  assertStorable(input.workerId, "worker id");
+  assertStorable(input.hostname, "hostname");
+  const refresh = {
+    hostname: input.hostname,
+    status: "online",
+    lastHeartbeat: sql`now()`,
+    ...(input.tokenHash === undefined ? {} : { tokenHash: input.tokenHash }),
+  };
+  const [row] = await db
+    .insert(workers)
+    .values({ workerId: input.workerId, hostname: input.hostname, tokenHash: input.tokenHash ?? null })
+    .onConflictDoUpdate({ target: workers.workerId, set: refresh })
+    .returning();
+  if (!row) throw new Error(`worker '${input.workerId}' was not stored`);
+  return toWorkerRecord(row);
+}
+
+/** Every worker, by id. */
+export async function listWorkers(db: Db): Promise<WorkerRecord[]> {
+  const rows = await db.select().from(workers).orderBy(asc(workers.workerId));
+  return rows.map(toWorkerRecord);
+}
+
+/**
+ * Records a heartbeat (status `online`, heartbeat now) and renews the lease of every task the worker
+ * holds to now + `leaseMs` (database clock). Renewal is not a transition: versions stay as they are,
+ * so the worker's fenced calls still match.
+ * @returns `ok: false` when the worker is not registered; `renewed` counts renewed leases.
+ * @throws {InvalidInput} for a bad lease.
+ */
+export async function heartbeat(
+  tx: Db,
+  workerId: string,
+  leaseMs: number,
+): Promise<{ ok: boolean; renewed: number }> {
+  assertLeaseMs(leaseMs);
+  const [worker] = await tx
+    .update(workers)
+    .set({ status: "online", lastHeartbeat: sql`now()` })
+    .where(eq(workers.workerId, workerId))
+    .returning({ workerId: workers.workerId });
+  if (!worker) return { ok: false, renewed: 0 };
+  const renewed = await tx
+    .update(tasks)
+    .set({ leaseExpiresAt: leaseUntil(leaseMs) })
+    .where(and(eq(tasks.claimedBy, workerId), inArray(tasks.status, [...LEASED])))
+    .returning({ id: tasks.id });
+  return { ok: true, renewed: renewed.length };
+}
