@@ -1,4 +1,4 @@
-import { heartbeatRequestSchema, InvalidInput } from "@whilly/core";
+import { heartbeatRequestSchema } from "@whilly/core";
 import { Hono } from "hono";
 import { readBody } from "../body.js";
 import { assertActsAs } from "../caller.js";
@@ -11,10 +11,8 @@ export function workerRoutes(deps: AppDeps) {
     const body = await readBody(c, heartbeatRequestSchema);
     const pathId = c.req.param("workerId");
     if (pathId !== body.worker_id) {
-      throw new InvalidInput(
-        "worker_id",
-        `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`,
-      );
+      const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;
+      return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
     }
     assertActsAs(caller, body.worker_id);
     const result = await deps.withStore((store) => store.heartbeat(body.worker_id, deps.settings.leaseMs));

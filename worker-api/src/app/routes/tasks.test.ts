@@ -1,0 +1,179 @@
+import { parsePlanObject, type TaskStore } from "@whilly/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
+import { createApp } from "../app.js";
+import { type AppDeps, trustInProcessCaller } from "../deps.js";
+
+let fixture: StoreFixture;
+let store: TaskStore;
+
+beforeAll(async () => {
+  fixture = await openPgliteFixture();
+});
+afterAll(async () => fixture.close());
+
+beforeEach(async () => {
+  store = await fixture.fresh();
+  await store.upsertWorker({ workerId: "w1", hostname: "h" });
+  await store.upsertWorker({ workerId: "w2", hostname: "h" });
+  const plan = parsePlanObject(
+    {
+      project: "p",
+      tasks: [
+        { id: "A", status: "pending", priority: "low", description: "a" },
+        { id: "B", status: "pending", priority: "critical", description: "b", dependencies: ["A"] },
+      ],
+    },
+    "test",
+  );
+  await store.importPlan(plan);
+});
+
+function app(overrides: Partial<AppDeps> = {}) {
+  return createApp({
+    withStore: (use) => use(store),
+    authenticate: trustInProcessCaller,
+    settings: { leaseMs: 60_000, claimWaitMs: 0 },
+    ...overrides,
+  });
+}
+
+async function post(path: string, body: unknown, a = app()) {
+  const response = await a.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe("task routes", () => {
+  it("claims the ready task with its plan context, then 204 when nothing else is ready", async () => {
+    const first = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    expect(first.status).toBe(200);
+    expect(first.body.task).toMatchObject({ id: "A", plan_id: "p", status: "CLAIMED", claimed_by: "w1" });
+    expect(first.body.plan).toEqual({ id: "p", name: "p", agent_instructions: { before: [], after: [] } });
+    expect(Date.parse(first.body.task.lease_expires_at)).toBeGreaterThan(Date.now());
+    // B outranks A but waits for it: dependencies gate claims.
+    expect((await post("/tasks/claim", { worker_id: "w2", plan_id: "p" })).status).toBe(204);
+  });
+
+  it("walks claim → start → complete, adds the cost exactly and makes dependents ready", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const started = await post("/tasks/A/start", {
+      worker_id: "w1",
+      plan_id: "p",
+      version: body.task.version,
+    });
+    expect(started.body.task).toMatchObject({ status: "IN_PROGRESS", attempts: 1 });
+    const done = await post("/tasks/A/complete", {
+      worker_id: "w1",
+      version: started.body.task.version,
+      cost_usd: "0.123456",
+      detail: { session_id: "s" },
+    });
+    expect(done.status).toBe(200);
+    expect(done.body.task.status).toBe("DONE");
+    expect((await store.getPlan("p"))?.spentMicroUsd).toBe(123_456);
+    const next = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" });
+    expect(next.body.task.id).toBe("B");
+  });
+
+  it("answers a stale version with 409 and the actual version and status", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const stale = await post("/tasks/A/complete", {
+      worker_id: "w1",
+      plan_id: "p",
+      version: body.task.version - 1,
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({
+      error_code: "version_conflict",
+      task_id: "A",
+      expected_version: body.task.version - 1,
+      actual_version: body.task.version,
+      actual_status: "CLAIMED",
+    });
+    expect((await store.getTask("p", "A"))?.status).toBe("CLAIMED");
+  });
+
+  it("refuses another worker's task with 409 and changes nothing", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const theft = await post("/tasks/A/fail", {
+      worker_id: "w2",
+      plan_id: "p",
+      version: body.task.version,
+      reason: "x",
+    });
+    expect(theft.status).toBe(409);
+    expect(theft.body.error_code).toBe("not_owner");
+    const task = await store.getTask("p", "A");
+    expect(task).toMatchObject({ status: "CLAIMED", claimedBy: "w1", version: body.task.version });
+  });
+
+  it("resolves a task id without plan_id among the worker's own claims, 404 otherwise", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const released = await post("/tasks/A/release", {
+      worker_id: "w1",
+      version: body.task.version,
+      reason: "shutdown",
+    });
+    expect(released.body.task).toMatchObject({ status: "PENDING", claimed_by: null });
+    const missing = await post("/tasks/A/release", { worker_id: "w2", version: 0, reason: "shutdown" });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error_code: "task_not_found", task_id: "A" });
+  });
+
+  it("rejects bad bodies with 422 naming the field", async () => {
+    const noVersion = await post("/tasks/A/complete", { worker_id: "w1", plan_id: "p" });
+    expect(noVersion.status).toBe(422);
+    expect(noVersion.body.detail).toContain("version");
+    const unknown = await post("/tasks/claim", { worker_id: "w1", plan_id: "p", extra: 1 });
+    expect(unknown.status).toBe(422);
+    const badCost = await post("/tasks/A/complete", {
+      worker_id: "w1",
+      plan_id: "p",
+      version: 1,
+      cost_usd: "-1",
+    });
+    expect(badCost.status).toBe(422);
+    const notJson = await app().request("/tasks/claim", { method: "POST", body: "{" });
+    expect(notJson.status).toBe(422);
+    expect((await notJson.json()).error_code).toBe("invalid_input");
+  });
+
+  it("renews the worker's leases on heartbeat and rejects a path/body mismatch", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const before = Date.parse(body.task.lease_expires_at);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const beat = await post("/workers/w1/heartbeat", { worker_id: "w1" });
+    expect(beat.body).toEqual({ ok: true, renewed: 1 });
+    const lease = (await store.getTask("p", "A"))?.leaseExpiresAt?.getTime() ?? 0;
+    expect(lease).toBeGreaterThan(before);
+    expect((await post("/workers/w1/heartbeat", { worker_id: "w2" })).status).toBe(400);
+    expect((await post("/workers/ghost/heartbeat", { worker_id: "ghost" })).body).toEqual({
+      ok: false,
+      renewed: 0,
+    });
+  });
+
+  it("lets a per-worker identity act only as itself (403)", async () => {
+    const bound = app({ authenticate: async () => ({ workerId: "w1" }) });
+    const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);
+    expect(forged.status).toBe(403);
+    expect(forged.body.error_code).toBe("forbidden");
+  });
+
+  it("hides internal errors behind a generic 500 envelope", async () => {
+    const broken = app({
+      withStore: async () => {
+        throw new Error("password=hunter2 leaked?");
+      },
+    });
+    const reply = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" }, broken);
+    expect(reply.status).toBe(500);
+    expect(JSON.stringify(reply.body)).not.toContain("hunter2");
+    expect(reply.body.error_code).toBe("internal_error");
+  });
+});
