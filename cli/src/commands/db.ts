@@ -19,8 +19,8 @@ export function dbCommand(y: Argv, ctx: CliContext): Argv {
             );
             return;
           }
-          const applied = await migratePostgres(url);
-          ctx.io.out.write(`database migrated (${applied} migration file(s) known).\n`);
+          const { applied } = await migratePostgres(url);
+          ctx.io.out.write(`database migrated (${applied} migration(s) applied).\n`);
         },
       )
       .demandCommand(1, "name a db verb: migrate"),
