@@ -140,7 +140,7 @@ describe("task routes", () => {
     expect(badCost.status).toBe(422);
     const notJson = await app().request("/tasks/claim", { method: "POST", body: "{" });
     expect(notJson.status).toBe(422);
-    expect((await notJson.json()).error_code).toBe("invalid_input");
+    expect(((await notJson.json()) as { error_code: string }).error_code).toBe("invalid_input");
   });
 
   it("renews the worker's leases on heartbeat and rejects a path/body mismatch", async () => {
