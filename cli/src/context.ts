@@ -1,4 +1,4 @@
-import type { TaskStore } from "@whilly/core";
+import type { Store } from "@whilly/worker-api";
 import type { Io } from "./io.js";
 import { type CliSettings, parseCliSettings } from "./settings.js";
 import { openCliStore } from "./store/open-store.js";
@@ -10,7 +10,7 @@ import { openCliStore } from "./store/open-store.js";
 export class CliContext {
   exitCode = 0;
   private cachedSettings: CliSettings | undefined;
-  private storePromise: Promise<TaskStore> | undefined;
+  private storePromise: Promise<Store> | undefined;
 
   constructor(readonly io: Io) {}
 
@@ -21,7 +21,7 @@ export class CliContext {
   }
 
   /** Opens the store the settings name: Postgres, or the embedded one under `.whilly/`. */
-  store(): Promise<TaskStore> {
+  store(): Promise<Store> {
     this.storePromise ??= openCliStore(this.settings, this.io);
     return this.storePromise;
   }

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
 import { PlanNotFound, type PlanRecord, type TaskStore } from "@whilly/core";
-import { createApp, trustInProcessCaller } from "@whilly/worker-api";
+import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { EXIT } from "../exit-codes.js";
 import { printWarning } from "../io.js";
@@ -49,8 +49,8 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
 
   const app = createApp({
     withStore: (use) => use(store),
-    authenticate: trustInProcessCaller,
-    settings: { leaseMs: settings.leaseMs, claimWaitMs: 0 },
+    auth: inProcessAuth,
+    settings: { leaseMs: settings.leaseMs, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
   const client = createTaskClient({
     baseUrl: "http://whilly.local",

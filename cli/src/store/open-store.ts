@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { TaskStore } from "@whilly/core";
+import type { Store } from "@whilly/worker-api";
 import { openEmbeddedStore, openPostgresStore } from "@whilly/worker-api";
 import type { Io } from "../io.js";
 import type { CliSettings } from "../settings.js";
@@ -12,7 +12,7 @@ import { findWorkspace, prepareWhillyDir } from "./workspace-root.js";
  * @throws {StoreLocked} when another whilly process owns the embedded store.
  * @throws {StoreUnavailable} when Postgres cannot be reached.
  */
-export async function openCliStore(settings: CliSettings, io: Io): Promise<TaskStore> {
+export async function openCliStore(settings: CliSettings, io: Io): Promise<Store> {
   if (settings.databaseUrl) return openPostgresStore(settings.databaseUrl);
   const layout = findWorkspace(io.cwd);
   prepareWhillyDir(layout);

@@ -1,5 +1,7 @@
 import { Forbidden, InvalidInput, parseUsd, TaskNotFound, type TaskStore } from "@whilly/core";
-import type { Caller } from "./deps.js";
+import type { Context } from "hono";
+import type { Store } from "../store/store.js";
+import type { AppDeps, Caller } from "./deps.js";
 
 /**
  * Checks that the caller may act as `workerId`.
@@ -42,4 +44,22 @@ export function costFromBody(cost: number | string | null | undefined): number {
     );
   }
   return micro;
+}
+
+/**
+ * Runs `use` in one store scope after authenticating the request and checking that the caller may act
+ * as `workerId`, so auth and the operation share one connection (one per request on Workers).
+ * @throws {Unauthorized} @throws {Forbidden}
+ */
+export function asWorker<T>(
+  deps: AppDeps,
+  c: Context,
+  workerId: string,
+  use: (store: Store) => Promise<T>,
+): Promise<T> {
+  return deps.withStore(async (store) => {
+    const caller = await deps.auth.authenticateWorker(c.req.header("authorization"), store);
+    assertActsAs(caller, workerId);
+    return use(store);
+  });
 }

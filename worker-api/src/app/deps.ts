@@ -1,4 +1,6 @@
-import type { TaskStore } from "@whilly/core";
+import { Unauthorized } from "@whilly/core";
+import type { NewEvent } from "../store/events/insert-events.js";
+import type { Store } from "../store/store.js";
 
 /** A structured log line sink: `event` is a stable dotted name, fields carry ids. */
 export type Logger = (level: "debug" | "info" | "warn" | "error", event: string, fields?: object) => void;
@@ -11,36 +13,67 @@ export type Logger = (level: "debug" | "info" | "warn" | "error", event: string,
 export type Caller = { readonly workerId: string | undefined };
 
 /**
- * Authenticates a request from its `Authorization` header.
- * @throws {Unauthorized} when credentials are missing or wrong.
+ * Authentication of the control plane's callers. Every method throws {@link Unauthorized} on missing or
+ * wrong credentials.
  */
-export type Authenticate = (authorization: string | undefined) => Promise<Caller>;
+export type AuthPort = {
+  /** Worker routes: a per-worker bearer (looked up in `store`, so revocation is immediate) or the legacy shared token. */
+  authenticateWorker(authorization: string | undefined, store: Store): Promise<Caller>;
+  /** `POST /workers/register`: the bootstrap token only. */
+  authenticateBootstrap(authorization: string | undefined): Promise<void>;
+  /** Mints a bearer for a new worker; only `tokenHash` is stored. */
+  issueWorkerToken(workerId: string): Promise<{ token: string; tokenHash: string }>;
+};
 
 /**
  * Wakes and waits for ready work. `waitForWork` resolves when a task of the plan may have become
- * ready, or after `timeoutMs`; `notifyWork` is called after anything that may make a task ready.
+ * ready, when `timeoutMs` passes, or when `signal` aborts; `notifyWork` is called after anything that
+ * may make a task ready (import, a completion, a release).
  */
 export type WorkCoordinator = {
   waitForWork(planId: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<void>;
   notifyWork(planId: string): void;
 };
 
+/**
+ * Takes non-transition events (agent output summaries, findings, metrics) and writes them in batches
+ * with idempotency keys. Transition events never go here: they are written in their own transaction.
+ */
+export type EventSink = { append(events: readonly NewEvent[]): void | Promise<void> };
+
+/** Control-plane settings. Durations are ms. */
+export type AppSettings = {
+  /** Lease length given to a claim and renewed by heartbeats; the seed's visibility timeout. */
+  readonly leaseMs: number;
+  /** How long a claim may wait for a ready task before answering 204; 0 answers at once. */
+  readonly claimWaitMs: number;
+  /** While a claim waits, re-check the database this often, so a lost wake-up only delays. */
+  readonly claimRecheckMs: number;
+};
+
 /** Everything the control plane needs, injected by each runtime's entry point. */
 export type AppDeps = {
   /** Runs `use` with a store that lives for one request (one Neon client on Workers, a shared pool on Node). */
-  withStore: <T>(use: (store: TaskStore) => Promise<T>) => Promise<T>;
-  /** Authenticates worker routes. */
-  authenticate: Authenticate;
-  /** Parks long polls; the default never waits, so a claim with nothing ready answers 204 at once. */
+  withStore: <T>(use: (store: Store) => Promise<T>) => Promise<T>;
+  auth: AuthPort;
+  /** Parks long polls; without one a claim with nothing ready answers 204 at once. */
   coordinator?: WorkCoordinator;
-  settings: {
-    /** Lease length given to a claim and renewed by heartbeats (ms); the seed's visibility timeout. */
-    leaseMs: number;
-    /** How long a claim may wait for a ready task before answering 204 (ms); 0 answers at once. */
-    claimWaitMs: number;
-  };
+  /** Where non-transition events go; without one they are written directly. */
+  events?: EventSink;
+  settings: AppSettings;
   log?: Logger;
 };
 
-/** An {@link Authenticate} that lets every caller act as any worker: for in-process local mode only. */
-export const trustInProcessCaller: Authenticate = async () => ({ workerId: undefined });
+/**
+ * Auth for the in-process control plane of `whilly run`: the caller is this process, so worker routes
+ * trust it (owner and version checks still apply) and registration is refused.
+ */
+export const inProcessAuth: AuthPort = {
+  authenticateWorker: async () => ({ workerId: undefined }),
+  authenticateBootstrap: async () => {
+    throw new Unauthorized("registration is not available in-process");
+  },
+  issueWorkerToken: async () => {
+    throw new Unauthorized("registration is not available in-process");
+  },
+};

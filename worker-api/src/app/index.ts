@@ -1,3 +1,3 @@
 export { type App, createApp } from "./app.js";
-export type { AppDeps, Authenticate, Caller, Logger, WorkCoordinator } from "./deps.js";
-export { trustInProcessCaller } from "./deps.js";
+export type { AppDeps, AppSettings, AuthPort, Caller, EventSink, Logger, WorkCoordinator } from "./deps.js";
+export { inProcessAuth } from "./deps.js";

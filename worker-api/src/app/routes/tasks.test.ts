@@ -1,11 +1,12 @@
-import { parsePlanObject, type TaskStore } from "@whilly/core";
+import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
 import { createApp } from "../app.js";
-import { type AppDeps, trustInProcessCaller } from "../deps.js";
+import { type AppDeps, inProcessAuth } from "../deps.js";
 
 let fixture: StoreFixture;
-let store: TaskStore;
+let store: Store;
 
 beforeAll(async () => {
   fixture = await openPgliteFixture();
@@ -32,8 +33,8 @@ beforeEach(async () => {
 function app(overrides: Partial<AppDeps> = {}) {
   return createApp({
     withStore: (use) => use(store),
-    authenticate: trustInProcessCaller,
-    settings: { leaseMs: 60_000, claimWaitMs: 0 },
+    auth: inProcessAuth,
+    settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
     ...overrides,
   });
 }
@@ -159,7 +160,7 @@ describe("task routes", () => {
   });
 
   it("lets a per-worker identity act only as itself (403)", async () => {
-    const bound = app({ authenticate: async () => ({ workerId: "w1" }) });
+    const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);
     expect(forged.status).toBe(403);
     expect(forged.body.error_code).toBe("forbidden");

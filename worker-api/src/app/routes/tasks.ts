@@ -7,7 +7,7 @@ import {
 } from "@whilly/core";
 import { Hono } from "hono";
 import { readBody } from "../body.js";
-import { assertActsAs, costFromBody, resolvePlanId } from "../caller.js";
+import { asWorker, costFromBody, resolvePlanId } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
 
@@ -17,17 +17,15 @@ import { toPlanPayload, toTaskPayload } from "../payload.js";
  * mutation by owner and version (409 on a lost lease or a stale version).
  */
 export function taskRoutes(deps: AppDeps) {
-  const { withStore, settings } = deps;
+  const { settings } = deps;
   const notify = (planId: string) => deps.coordinator?.notifyWork(planId);
 
   return new Hono()
     .post("/claim", async (c) => {
-      const caller = await deps.authenticate(c.req.header("authorization"));
       const body = await readBody(c, claimRequestSchema);
-      assertActsAs(caller, body.worker_id);
       const deadline = Date.now() + settings.claimWaitMs;
       for (;;) {
-        const claimed = await withStore(async (store) => {
+        const claimed = await asWorker(deps, c, body.worker_id, async (store) => {
           const task = await store.claim({
             planId: body.plan_id,
             workerId: body.worker_id,
@@ -47,23 +45,19 @@ export function taskRoutes(deps: AppDeps) {
       }
     })
     .post("/:taskId/start", async (c) => {
-      const caller = await deps.authenticate(c.req.header("authorization"));
       const body = await readBody(c, startRequestSchema);
-      assertActsAs(caller, body.worker_id);
       const taskId = c.req.param("taskId");
-      const task = await withStore(async (store) => {
+      const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.start({ planId, taskId, workerId: body.worker_id, version: body.version });
       });
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/complete", async (c) => {
-      const caller = await deps.authenticate(c.req.header("authorization"));
       const body = await readBody(c, completeRequestSchema);
-      assertActsAs(caller, body.worker_id);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
-      const { task } = await withStore(async (store) => {
+      const { task } = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.complete({
           planId,
@@ -78,12 +72,10 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/fail", async (c) => {
-      const caller = await deps.authenticate(c.req.header("authorization"));
       const body = await readBody(c, failRequestSchema);
-      assertActsAs(caller, body.worker_id);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
-      const { task } = await withStore(async (store) => {
+      const { task } = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.fail({
           planId,
@@ -98,12 +90,10 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/release", async (c) => {
-      const caller = await deps.authenticate(c.req.header("authorization"));
       const body = await readBody(c, releaseRequestSchema);
-      assertActsAs(caller, body.worker_id);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
-      const task = await withStore(async (store) => {
+      const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.release({
           planId,
