@@ -36,8 +36,15 @@ export const planPayloadSchema = z.object({
 });
 export type PlanPayload = z.infer<typeof planPayloadSchema>;
 
-/** `POST /tasks/claim` body. */
-export const claimRequestSchema = z.strictObject({ worker_id: id, plan_id: id });
+/**
+ * `POST /tasks/claim` body. `start: true` (whilly's addition) also moves the task to `IN_PROGRESS` in
+ * the claim's transaction, saving the worker the separate start request.
+ */
+export const claimRequestSchema = z.strictObject({
+  worker_id: id,
+  plan_id: id,
+  start: z.boolean().optional(),
+});
 export type ClaimRequest = z.infer<typeof claimRequestSchema>;
 
 /** `POST /tasks/claim` 200 body (204 with no body when nothing became ready in time). */

@@ -128,10 +128,16 @@ export interface TaskStore {
   /**
    * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under
    * budget (strict `<`); priority then id; `FOR UPDATE SKIP LOCKED`. Sets the lease to now + `leaseMs`
-   * and writes `CLAIM`.
+   * and writes `CLAIM`. With `start`, the task also goes on to `IN_PROGRESS` (counting an attempt, writing
+   * `START`) in the same transaction, so a worker needs one request and one transaction to begin a task.
    * @returns the claimed task, or `undefined` when none is ready.
    */
-  claim(input: { planId: string; workerId: string; leaseMs: number }): Promise<TaskRecord | undefined>;
+  claim(input: {
+    planId: string;
+    workerId: string;
+    leaseMs: number;
+    start?: boolean | undefined;
+  }): Promise<TaskRecord | undefined>;
 
   /**
    * `CLAIMED` → `IN_PROGRESS`, counting an attempt; writes `START`.

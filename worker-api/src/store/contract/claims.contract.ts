@@ -49,6 +49,32 @@ export function describeClaimContract(ctx: ContractContext): void {
       ]);
     });
 
+    it("with start, goes on to IN_PROGRESS in the same transaction, counting the attempt", async () => {
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const claimed = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 90_000, start: true });
+      expect(claimed).toMatchObject({
+        id: "A",
+        status: "IN_PROGRESS",
+        claimedBy: "w1",
+        version: 2,
+        attempts: 1,
+      });
+      const events = await ctx.store.listEvents("p", { afterId: 1 });
+      expect(events.map((e) => [e.eventType, e.payload])).toEqual([
+        ["CLAIM", { worker_id: "w1", version: 1 }],
+        ["START", { version: 2 }],
+      ]);
+      const done = await ctx.store.complete({
+        planId: "p",
+        taskId: "A",
+        workerId: "w1",
+        version: 2,
+        costMicroUsd: 5,
+      });
+      expect(done.task).toMatchObject({ status: "DONE", attempts: 1 });
+    });
+
     it("returns undefined when nothing is PENDING and ready", async () => {
       await ctx.store.importPlan(plan("p", [task("A", { status: "DONE" }), task("B", { status: "FAILED" })]));
       expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();

@@ -12,6 +12,7 @@ import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { bumpVersion, leaseUntil } from "../lease.js";
 import { toMicroUsd, toTaskRecord } from "../rows.js";
+import { start } from "./start.js";
 
 /** Longest lease a claim or heartbeat may ask for: one day, in milliseconds. */
 export const MAX_LEASE_MS = 86_400_000;
@@ -28,13 +29,14 @@ export function assertLeaseMs(leaseMs: number): void {
  * no unfinished dependency, plan spend strictly under its budget (a budget of 0 blocks every claim);
  * ordered by priority then id; rows another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so
  * concurrent claimers never wait on or take the same task. Sets the lease to now + `leaseMs` by the
- * database clock and writes `CLAIM` `{worker_id, version}`.
+ * database clock and writes `CLAIM` `{worker_id, version}`; with `start`, goes on to `IN_PROGRESS` in
+ * the same transaction (see {@link start}).
  * @returns the claimed task, or `undefined` when none is ready or the budget is spent.
  * @throws {PlanNotFound} @throws {InvalidInput} for a bad lease or an unregistered worker.
  */
 export async function claim(
   tx: Db,
-  input: { planId: string; workerId: string; leaseMs: number },
+  input: { planId: string; workerId: string; leaseMs: number; start?: boolean | undefined },
 ): Promise<TaskRecord | undefined> {
   assertLeaseMs(input.leaseMs);
   const [plan] = await tx
@@ -85,5 +87,7 @@ export async function claim(
       payload: { worker_id: input.workerId, version: row.version },
     },
   ]);
-  return toTaskRecord(row);
+  const claimed = toTaskRecord(row);
+  if (!input.start) return claimed;
+  return start(tx, { planId: row.planId, taskId: row.id, workerId: input.workerId, version: row.version });
 }
