@@ -4,6 +4,7 @@ import { appendEvent, appendEvents } from "./events/append-events.js";
 import { listEvents } from "./events/events.js";
 import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
 import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-worker-tasks.js";
+import { ping } from "./ping.js";
 import { createPlan } from "./plans/create-plan.js";
 import { importPlan } from "./plans/import-plan.js";
 import { getPlan, listPlans } from "./plans/read-plans.js";
@@ -16,6 +17,7 @@ import { findClaimedPlan, getTask, listTasks } from "./tasks/read-tasks.js";
 import { release } from "./tasks/release.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
+import { findWorkerByTokenHash, registerWorker, revokeWorker } from "./workers/registration.js";
 import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
 
 /**
@@ -70,6 +72,10 @@ export function createStore(db: Db, options: { driver: StoreDriver; close: () =>
     releaseOfflineWorkers: write(releaseOfflineWorkers),
     findClaimedPlan: read(findClaimedPlan),
     listWorkers: read(listWorkers),
+    registerWorker: read(registerWorker),
+    findWorkerByTokenHash: read(findWorkerByTokenHash),
+    revokeWorker: write(revokeWorker),
+    ping: read(ping),
     getTask: read(getTask),
     async close() {
       if (closed) return;

@@ -9,3 +9,4 @@ export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock
 export type { Store, StoreDriver } from "./store.js";
 export { findBlocked } from "./tasks/blocked.js";
 export { MAX_LEASE_MS } from "./tasks/claim.js";
+export { REVOKED_REASON, type RevokeResult } from "./workers/registration.js";

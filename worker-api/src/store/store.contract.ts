@@ -8,6 +8,7 @@ import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
+import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
 
 /**
@@ -40,5 +41,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeLeaseContract(ctx);
     describeEventContract(ctx);
     describeTextContract(ctx);
+    describeWorkerContract(ctx);
   });
 }

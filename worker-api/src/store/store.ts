@@ -1,5 +1,6 @@
-import type { TaskRecord, TaskStore } from "@whilly/core";
+import type { TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
+import type { RevokeResult } from "./workers/registration.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
 export type StoreDriver = "postgres" | "pglite";
@@ -23,4 +24,27 @@ export interface Store extends TaskStore {
    * an offline worker holds to `PENDING` (`RELEASE`, reason `worker_offline`).
    */
   releaseOfflineWorkers(heartbeatTimeoutMs: number): Promise<{ workers: string[]; released: TaskRecord[] }>;
+
+  /**
+   * Stores a new worker with the SHA-256 hex of its bearer.
+   * @returns the worker, or `undefined` when `workerId` is taken (draw another id and retry).
+   * @throws {InvalidInput} for a malformed hash or one another worker holds.
+   */
+  registerWorker(input: {
+    workerId: string;
+    hostname: string;
+    tokenHash: string;
+  }): Promise<WorkerRecord | undefined>;
+
+  /** @returns the worker holding the bearer with this SHA-256 hex, or `undefined` (unknown or revoked). */
+  findWorkerByTokenHash(tokenHash: string): Promise<WorkerRecord | undefined>;
+
+  /**
+   * Revokes a worker's bearer at once (its next request gets 401), marks it `offline` and returns its
+   * tasks to `PENDING` (`RELEASE`, reason `worker_revoked`).
+   */
+  revokeWorker(workerId: string): Promise<RevokeResult>;
+
+  /** Proves the database answers with the cheapest query. @throws when it does not. */
+  ping(): Promise<void>;
 }
