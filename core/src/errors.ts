@@ -171,9 +171,21 @@ export class TransportError extends WhillyError {
   override readonly retryable: boolean;
 }
 
+/**
+ * Which secret a request lacked: a worker's bearer (every worker route) or the bootstrap token (only
+ * `POST /workers/register`). The HTTP layer turns it into the envelope's `error_code`.
+ */
+export type Credential = "worker_bearer" | "bootstrap";
+
 /** Missing, malformed, unknown or revoked credentials (HTTP 401). */
 export class Unauthorized extends WhillyError {
   readonly code = "unauthorized";
+  /** The credential that was missing or wrong; a worker's bearer unless said otherwise. */
+  readonly credential: Credential;
+  constructor(message: string, options?: { credential?: Credential; hint?: string; cause?: unknown }) {
+    super(message, options);
+    this.credential = options?.credential ?? "worker_bearer";
+  }
 }
 
 /** Valid credentials that may not do this (HTTP 403), e.g. a worker token acting for another worker. */

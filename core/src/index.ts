@@ -9,6 +9,7 @@ export * from "./plan/index.js";
 export * from "./ports/task-store.js";
 export * from "./prompt/index.js";
 export * from "./protocol.js";
+export * from "./read-api.js";
 export * from "./render/index.js";
 export * from "./task-status.js";
 export * from "./transitions.js";

@@ -108,3 +108,21 @@ export const errorEnvelopeSchema = z.object({
   actual_status: z.enum(TASK_STATUSES).nullable().optional(),
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+/** `POST /workers/register` body (sent with the bootstrap token). */
+export const registerRequestSchema = z.strictObject({ hostname: z.string().min(1).max(256) });
+export type RegisterRequest = z.infer<typeof registerRequestSchema>;
+
+/**
+ * `POST /workers/register` 201 body. `token` is the worker's bearer, shown once: a JWT whose `sub`
+ * claim is `worker_id` (docs/protocol.md), so a worker can learn its id from the token alone.
+ */
+export const registerResponseSchema = z.object({ worker_id: id, token: z.string().min(1).max(4096) });
+export type RegisterResponse = z.infer<typeof registerResponseSchema>;
+
+/** `GET /health` body: 200 `ok`, or 503 `unavailable` with a reason that names no host or secret. */
+export const healthResponseSchema = z.union([
+  z.object({ status: z.literal("ok") }),
+  z.object({ status: z.literal("unavailable"), detail: z.string() }),
+]);
+export type HealthResponse = z.infer<typeof healthResponseSchema>;

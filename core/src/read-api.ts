@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { taskPayloadSchema } from "./protocol.js";
+import { TASK_STATUSES } from "./task-status.js";
+
+/**
+ * The read API for people and dashboards (`GET /api/v1/...`): plans with counts and spend, a plan's
+ * tasks, and its audit events. Money is a decimal string with six decimals (`"0.059272"`), never a
+ * float; timestamps are ISO 8601 in UTC.
+ */
+
+const usd = z.string().regex(/^\d+\.\d{6}$/);
+
+/** Tasks counted by status; every status is present, zeros included. */
+export const statusCountsSchema = z.record(z.enum(TASK_STATUSES), z.number().int().nonnegative());
+
+/** One plan with its task counts, budget and spend. */
+export const planSummaryPayloadSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  /** `null` means unlimited. */
+  budget_usd: usd.nullable(),
+  spent_usd: usd,
+  task_count: z.number().int().nonnegative(),
+  counts: statusCountsSchema,
+});
+export type PlanSummaryPayload = z.infer<typeof planSummaryPayloadSchema>;
+
+/** `GET /api/v1/plans` 200 body, plans ordered by id. */
+export const planListResponseSchema = z.object({ plans: z.array(planSummaryPayloadSchema) });
+export type PlanListResponse = z.infer<typeof planListResponseSchema>;
+
+/**
+ * `GET /api/v1/plans/{id}` 200 body: the summary plus the seed's `github_issue_ref` and `prd_file`
+ * (always `null` until plans record them) and the agent instructions of the plan file.
+ */
+export const planDetailResponseSchema = planSummaryPayloadSchema.extend({
+  github_issue_ref: z.string().nullable(),
+  prd_file: z.string().nullable(),
+  agent_instructions: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+});
+export type PlanDetailResponse = z.infer<typeof planDetailResponseSchema>;
+
+/** `GET /api/v1/plans/{id}/tasks` 200 body, tasks ordered by id. */
+export const planTasksResponseSchema = z.object({ plan_id: z.string(), tasks: z.array(taskPayloadSchema) });
+export type PlanTasksResponse = z.infer<typeof planTasksResponseSchema>;
+
+/** One audit event. `task_id` is null for plan-level events; `detail` is null when none was written. */
+export const eventPayloadSchema = z.object({
+  id: z.number().int().positive(),
+  plan_id: z.string(),
+  task_id: z.string().nullable(),
+  event_type: z.string(),
+  payload: z.record(z.string(), z.json()),
+  detail: z.record(z.string(), z.json()).nullable(),
+  created_at: z.string(),
+});
+export type EventPayload = z.infer<typeof eventPayloadSchema>;
+
+/**
+ * `GET /api/v1/plans/{id}/events?after=ID&limit=N` 200 body: events with `id > after`, oldest first.
+ * `next_after` is the id to pass as `after` for the next page (the last id returned, or `after` itself
+ * when the page is empty), so a dashboard can follow the log.
+ */
+export const planEventsResponseSchema = z.object({
+  plan_id: z.string(),
+  events: z.array(eventPayloadSchema),
+  next_after: z.number().int().nonnegative(),
+});
+export type PlanEventsResponse = z.infer<typeof planEventsResponseSchema>;
