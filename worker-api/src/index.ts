@@ -1,2 +1,3 @@
 export * from "./app/index.js";
 export * from "./store/index.js";
+export * from "./auth/index.js";

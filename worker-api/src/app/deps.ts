@@ -71,9 +71,9 @@ export type AppDeps = {
 export const inProcessAuth: AuthPort = {
   authenticateWorker: async () => ({ workerId: undefined }),
   authenticateBootstrap: async () => {
-    throw new Unauthorized("registration is not available in-process");
+    throw new Unauthorized("registration is not available in-process", { credential: "bootstrap" });
   },
   issueWorkerToken: async () => {
-    throw new Unauthorized("registration is not available in-process");
+    throw new Unauthorized("registration is not available in-process", { credential: "bootstrap" });
   },
 };

@@ -53,8 +53,14 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
   if (err instanceof InvalidInput || err instanceof PlanInvalid) {
     return { status: 422, body: envelope(err.code, err.message, null) };
   }
-  if (err instanceof Unauthorized) return { status: 401, body: envelope(err.code, err.message, null) };
-  if (err instanceof Forbidden) return { status: 403, body: envelope(err.code, err.message, null) };
+  if (err instanceof Unauthorized) {
+    const code =
+      err.credential === "bootstrap" ? "missing_or_invalid_bootstrap" : "missing_or_invalid_bearer";
+    return { status: 401, body: envelope(code, err.message, null) };
+  }
+  // The protocol's one 403: a per-worker bearer acting for another worker id.
+  if (err instanceof Forbidden)
+    return { status: 403, body: envelope("worker_id_mismatch", err.message, null) };
   if (err instanceof WhillyError && err.retryable) {
     return { status: 503, body: envelope(err.code, err.message, null) };
   }

@@ -1,21 +1,49 @@
-import { heartbeatRequestSchema } from "@whilly/core";
+import { heartbeatRequestSchema, registerRequestSchema } from "@whilly/core";
 import { Hono } from "hono";
+import { newWorkerId } from "../../auth/worker-id.js";
 import { readBody } from "../body.js";
 import { asWorker } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 
-/** Worker routes: `POST /workers/{id}/heartbeat` records liveness and renews the worker's leases. */
+/** Fresh ids drawn before registration gives up; with 64 random bits a second draw is already rare. */
+const REGISTER_ATTEMPTS = 5;
+
+/**
+ * Worker routes:
+ * - `POST /workers/register` (bootstrap token): stores a new worker and answers 201
+ *   `{worker_id, token}`; the token is shown once and only its hash is kept.
+ * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases.
+ */
 export function workerRoutes(deps: AppDeps) {
-  return new Hono().post("/:workerId/heartbeat", async (c) => {
-    const body = await readBody(c, heartbeatRequestSchema);
-    const pathId = c.req.param("workerId");
-    if (pathId !== body.worker_id) {
-      const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;
-      return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
-    }
-    const result = await asWorker(deps, c, body.worker_id, (store) =>
-      store.heartbeat(body.worker_id, deps.settings.leaseMs),
-    );
-    return c.json(result);
-  });
+  return new Hono()
+    .post("/register", async (c) => {
+      // Credentials before the body, so a stranger learns nothing about what the body should be.
+      await deps.auth.authenticateBootstrap(c.req.header("authorization"));
+      const { hostname } = await readBody(c, registerRequestSchema);
+      for (let attempt = 0; attempt < REGISTER_ATTEMPTS; attempt++) {
+        const workerId = newWorkerId();
+        const { token, tokenHash } = await deps.auth.issueWorkerToken(workerId);
+        const worker = await deps.withStore((store) =>
+          store.registerWorker({ workerId, hostname, tokenHash }),
+        );
+        if (worker) {
+          deps.log?.("info", "worker.registered", { worker_id: workerId, hostname });
+          return c.json({ worker_id: workerId, token }, 201);
+        }
+      }
+      const detail = `no free worker id after ${REGISTER_ATTEMPTS} draws; retry registration`;
+      return c.json({ error_code: "worker_id_collision", detail, task_id: null }, 500);
+    })
+    .post("/:workerId/heartbeat", async (c) => {
+      const body = await readBody(c, heartbeatRequestSchema);
+      const pathId = c.req.param("workerId");
+      if (pathId !== body.worker_id) {
+        const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;
+        return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
+      }
+      const result = await asWorker(deps, c, body.worker_id, (store) =>
+        store.heartbeat(body.worker_id, deps.settings.leaseMs),
+      );
+      return c.json(result);
+    });
 }

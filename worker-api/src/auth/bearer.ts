@@ -1,0 +1,27 @@
+import { type Credential, Unauthorized } from "@whilly/core";
+
+const HINTS: Record<Credential, string> = {
+  worker_bearer:
+    "send 'Authorization: Bearer <token>' with the token `whilly worker register` printed for this worker",
+  bootstrap: "send 'Authorization: Bearer <token>' with the control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN",
+};
+
+/**
+ * The token of an `Authorization: Bearer <token>` header (spec section 5.2): the scheme is matched
+ * case-insensitively, the token is case-sensitive and trimmed.
+ * @param credential which secret the route wants; it decides the 401's `error_code` and hint.
+ * @throws {Unauthorized} `missing bearer token`, `invalid authorization scheme` or `empty bearer token`.
+ */
+export function readBearer(authorization: string | undefined, credential: Credential): string {
+  const hint = HINTS[credential];
+  if (authorization === undefined || authorization.trim() === "") {
+    throw new Unauthorized("missing bearer token", { credential, hint });
+  }
+  const match = /^\s*(\S+)(?:\s+(.*))?$/s.exec(authorization);
+  if (match?.[1]?.toLowerCase() !== "bearer") {
+    throw new Unauthorized("invalid authorization scheme", { credential, hint });
+  }
+  const token = (match[2] ?? "").trim();
+  if (token === "") throw new Unauthorized("empty bearer token", { credential, hint });
+  return token;
+}

@@ -1,0 +1,98 @@
+import { ConfigurationError, Unauthorized } from "@whilly/core";
+import type { AuthPort, Caller, Logger } from "../app/deps.js";
+import type { Store } from "../store/store.js";
+import { readBearer } from "./bearer.js";
+import { warnLegacyTokenOnce } from "./legacy-warning.js";
+import { sameSecret, sha256Hex } from "./secrets.js";
+import { assertSigningSecret, deriveSigningKey } from "./signing-key.js";
+import { mintWorkerToken, verifyWorkerToken } from "./worker-token.js";
+
+/** Options of {@link createTokenAuth}; each runtime reads them from its own settings. */
+export type TokenAuthOptions = {
+  /** `WHILLY_WORKER_BOOTSTRAP_TOKEN`: accepted by `POST /workers/register` only. */
+  readonly bootstrapToken: string;
+  /** `WHILLY_WORKER_TOKEN`, the deprecated shared bearer; `undefined` (or blank) turns it off. */
+  readonly legacyToken?: string | undefined;
+  /** `WHILLY_TOKEN_SECRET` (at least 32 characters); `undefined` derives the key from the bootstrap token. */
+  readonly signingSecret?: string | undefined;
+  /** `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1`: no warning when the shared token is used. */
+  readonly suppressLegacyWarning?: boolean | undefined;
+  readonly log?: Logger | undefined;
+};
+
+/**
+ * Auth for a remote control plane (spec section 5.2, with its weak points fixed):
+ *
+ * - `POST /workers/register` takes the bootstrap token only (compared in constant time).
+ * - Worker routes take a per-worker bearer: a JWT signed with the signing key whose `sub` is the
+ *   worker id (see `worker-token.ts`). It is honoured when the signature holds, its SHA-256 hash is
+ *   stored (so revocation works on the next request: the lookup runs in the request's own store scope),
+ *   and the stored row is the worker `sub` names. The caller may then act only as that worker.
+ * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
+ *   (owner and version checks on tasks still apply), with one warning per process.
+ * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
+ *
+ * @throws {ConfigurationError} at build time for a blank bootstrap token, a shared token equal to the
+ *   bootstrap token (it would open task routes to every holder of the join secret), or a signing
+ *   secret shorter than 32 characters.
+ */
+export function createTokenAuth(options: TokenAuthOptions): AuthPort {
+  const bootstrapToken = options.bootstrapToken.trim();
+  if (bootstrapToken === "") {
+    throw new ConfigurationError("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set", {
+      hint: "set it to a long random secret (openssl rand -base64 32) and give it to whoever registers workers",
+    });
+  }
+  const legacyToken = options.legacyToken?.trim() || undefined;
+  if (legacyToken === bootstrapToken) {
+    throw new ConfigurationError("WHILLY_WORKER_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN", {
+      hint: "unset WHILLY_WORKER_TOKEN and register each worker (whilly worker register)",
+    });
+  }
+  if (options.signingSecret !== undefined) assertSigningSecret(options.signingSecret);
+  let key: Promise<Uint8Array> | undefined;
+  const signingKey = () => {
+    key ??= deriveSigningKey({ bootstrapToken, signingSecret: options.signingSecret });
+    return key;
+  };
+  const invalid = () =>
+    new Unauthorized("invalid token", {
+      hint: "the token is unknown or revoked; register the worker again (whilly worker register)",
+    });
+
+  return {
+    async authenticateBootstrap(authorization) {
+      const token = readBearer(authorization, "bootstrap");
+      if (!(await sameSecret(token, bootstrapToken))) {
+        throw new Unauthorized("invalid bootstrap token", {
+          credential: "bootstrap",
+          hint: "use the control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN",
+        });
+      }
+    },
+
+    async authenticateWorker(authorization, store): Promise<Caller> {
+      const token = readBearer(authorization, "worker_bearer");
+      const workerId = await perWorkerIdentity(await signingKey(), token, store);
+      if (workerId !== undefined) return { workerId };
+      if (legacyToken !== undefined && (await sameSecret(token, legacyToken))) {
+        warnLegacyTokenOnce(options.log, options.suppressLegacyWarning === true);
+        return { workerId: undefined };
+      }
+      throw invalid();
+    },
+
+    async issueWorkerToken(workerId) {
+      const token = await mintWorkerToken(await signingKey(), workerId);
+      return { token, tokenHash: await sha256Hex(token) };
+    },
+  };
+}
+
+/** The worker a per-worker bearer speaks for, or `undefined` when it is not a live one. */
+async function perWorkerIdentity(key: Uint8Array, token: string, store: Store): Promise<string | undefined> {
+  const subject = await verifyWorkerToken(key, token);
+  if (subject === undefined) return undefined;
+  const worker = await store.findWorkerByTokenHash(await sha256Hex(token));
+  return worker?.workerId === subject ? subject : undefined;
+}
