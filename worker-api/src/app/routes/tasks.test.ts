@@ -163,7 +163,7 @@ describe("task routes", () => {
     const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);
     expect(forged.status).toBe(403);
-    expect(forged.body.error_code).toBe("forbidden");
+    expect(forged.body.error_code).toBe("worker_id_mismatch");
   });
 
   it("hides internal errors behind a generic 500 envelope", async () => {
