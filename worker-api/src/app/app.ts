@@ -1,22 +1,25 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.js";
 import { errorResponse } from "./http-errors.js";
+import { healthRoutes } from "./routes/health.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { planRoutes } from "./routes/plans.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
 
 /**
- * Builds the control plane: protocol v1's task and worker routes over the injected store. The same app
- * runs in-process (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
- * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}`.
+ * Builds the control plane: protocol v1's task and worker routes, `GET /health`, the read API under
+ * `/api/v1` and `GET /openapi.json`, over the injected store and auth. The same app runs in-process
+ * (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
+ * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}` (docs/protocol.md).
  */
 export function createApp(deps: AppDeps) {
   const app = new Hono()
     .route("/tasks", taskRoutes(deps))
     .route("/workers", workerRoutes(deps))
-    .get("/health", async (c) => {
-      await deps.withStore((store) => store.listWorkers());
-      return c.json({ status: "ok" });
-    });
+    .route("/health", healthRoutes(deps))
+    .route("/api/v1/plans", planRoutes(deps))
+    .route("/openapi.json", openApiRoutes());
   app.onError((err, c) => errorResponse(err, c, deps.log));
   app.notFound((c) =>
     c.json({ error_code: "not_found", detail: `no route ${c.req.method} ${c.req.path}`, task_id: null }, 404),

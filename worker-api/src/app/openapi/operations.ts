@@ -1,0 +1,214 @@
+import type { ComponentName } from "./components.js";
+
+/** Which credential an operation takes. */
+export type OperationAuth = "none" | "worker" | "bootstrap";
+
+/** A response: its description and, unless it has no body, the component schema of the body. */
+export type OperationResponse = { readonly description: string; readonly body?: ComponentName };
+
+/** A query parameter (path parameters are read from the path). */
+export type QueryParameter = {
+  readonly name: string;
+  readonly description: string;
+  readonly minimum: number;
+  readonly maximum?: number;
+};
+
+/** One route of the control plane, as the OpenAPI document describes it. */
+export type Operation = {
+  readonly method: "get" | "post";
+  /** OpenAPI style: `{param}`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly auth: OperationAuth;
+  readonly request?: ComponentName;
+  readonly query?: readonly QueryParameter[];
+  readonly responses: Readonly<Record<number, OperationResponse>>;
+};
+
+const E = "ErrorEnvelope" as const;
+const unauthorized = (code: string): OperationResponse => ({
+  description: `\`${code}\`: credentials missing, malformed, unknown or revoked. Carries \`WWW-Authenticate: Bearer realm="whilly"\`.`,
+  body: E,
+});
+const bearer401 = unauthorized("missing_or_invalid_bearer");
+const forbidden: OperationResponse = {
+  description: "`worker_id_mismatch`: a per-worker token acting for another worker id.",
+  body: E,
+};
+const invalid: OperationResponse = {
+  description: "`invalid_input`: the body or a parameter breaks a rule; `detail` names the field.",
+  body: E,
+};
+const unavailable: OperationResponse = {
+  description: "`store_unavailable`: the database did not answer; retry with backoff.",
+  body: E,
+};
+const planMissing: OperationResponse = { description: "`plan_not_found`.", body: E };
+
+/** The task transition routes share their errors. */
+function transition(
+  verb: "start" | "complete" | "fail" | "release",
+  request: ComponentName,
+  summary: string,
+) {
+  return {
+    method: "post",
+    path: `/tasks/{taskId}/${verb}`,
+    operationId: `${verb}Task`,
+    summary,
+    description:
+      "Fenced by owner and version. Send `plan_id`; without it the task id is resolved among the tasks this worker holds.",
+    auth: "worker",
+    request,
+    responses: {
+      200: { description: "The task after the transition.", body: "TaskResponse" },
+      401: bearer401,
+      403: forbidden,
+      404: {
+        description: "`task_not_found`: no such task (or, without `plan_id`, none held by this worker).",
+        body: E,
+      },
+      409: {
+        description:
+          "`version_conflict` or `not_owner`: the task moved on or another worker holds it; nothing changed. Adds `expected_version`, `actual_version` and `actual_status`.",
+        body: E,
+      },
+      422: invalid,
+      503: unavailable,
+    },
+  } as const satisfies Operation;
+}
+
+/** Every route the control plane serves. A test checks this list against the app's routes. */
+export const OPERATIONS: readonly Operation[] = [
+  {
+    method: "get",
+    path: "/health",
+    operationId: "health",
+    summary: "Liveness and database check",
+    description: "Runs `SELECT 1`. The 503 detail names the kind of failure only, never a host or secret.",
+    auth: "none",
+    responses: {
+      200: { description: "The database answers.", body: "HealthResponse" },
+      503: { description: "The database does not answer.", body: "HealthResponse" },
+    },
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    operationId: "openApiDocument",
+    summary: "This document",
+    auth: "none",
+    responses: { 200: { description: "The OpenAPI 3.1 document." } },
+  },
+  {
+    method: "post",
+    path: "/workers/register",
+    operationId: "registerWorker",
+    summary: "Register a worker and receive its bearer",
+    description:
+      "Takes the bootstrap token only. The token in the reply is shown once (only its SHA-256 is stored): a JWT whose `sub` claim is the worker id.",
+    auth: "bootstrap",
+    request: "RegisterRequest",
+    responses: {
+      201: { description: "Registered.", body: "RegisterResponse" },
+      401: unauthorized("missing_or_invalid_bootstrap"),
+      422: invalid,
+      500: { description: "`worker_id_collision`: no free id after several draws; retry.", body: E },
+      503: unavailable,
+    },
+  },
+  {
+    method: "post",
+    path: "/workers/{workerId}/heartbeat",
+    operationId: "heartbeat",
+    summary: "Record liveness and renew the worker's leases",
+    auth: "worker",
+    request: "HeartbeatRequest",
+    responses: {
+      200: { description: "`ok: false` when the worker row no longer exists.", body: "HeartbeatResponse" },
+      400: { description: "`worker_id_mismatch`: the path and body worker ids differ.", body: E },
+      401: bearer401,
+      403: forbidden,
+      422: invalid,
+      503: unavailable,
+    },
+  },
+  {
+    method: "post",
+    path: "/tasks/claim",
+    operationId: "claimTask",
+    summary: "Claim the most urgent ready task of a plan (long poll)",
+    description:
+      "Waits up to the server's claim timeout (at most 30 s) for a task to become ready, then answers 204.",
+    auth: "worker",
+    request: "ClaimRequest",
+    responses: {
+      200: { description: "A task, leased to this worker, and its plan context.", body: "ClaimResponse" },
+      204: { description: "Nothing became ready in time; ask again." },
+      401: bearer401,
+      403: forbidden,
+      422: invalid,
+      503: unavailable,
+    },
+  },
+  transition("start", "StartRequest", "CLAIMED → IN_PROGRESS"),
+  transition("complete", "CompleteRequest", "→ DONE, recording the attempt's cost"),
+  transition("fail", "FailRequest", "→ FAILED, recording the attempt's cost"),
+  transition("release", "ReleaseRequest", "→ PENDING, giving the task back"),
+  {
+    method: "get",
+    path: "/api/v1/plans",
+    operationId: "listPlans",
+    summary: "Every plan with task counts, budget and spend",
+    auth: "none",
+    responses: { 200: { description: "Plans by id.", body: "PlanListResponse" }, 503: unavailable },
+  },
+  {
+    method: "get",
+    path: "/api/v1/plans/{planId}",
+    operationId: "getPlan",
+    summary: "One plan with task counts by status, budget and spend",
+    auth: "none",
+    responses: {
+      200: { description: "The plan.", body: "PlanDetailResponse" },
+      404: planMissing,
+      503: unavailable,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/plans/{planId}/tasks",
+    operationId: "listPlanTasks",
+    summary: "A plan's tasks, by id",
+    auth: "none",
+    responses: {
+      200: { description: "The tasks.", body: "PlanTasksResponse" },
+      404: planMissing,
+      503: unavailable,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/v1/plans/{planId}/events",
+    operationId: "listPlanEvents",
+    summary: "A plan's audit events after an id, oldest first",
+    auth: "none",
+    query: [
+      { name: "after", description: "Return events with a larger id (default 0).", minimum: 0 },
+      { name: "limit", description: "At most this many events (default 1000).", minimum: 1, maximum: 10_000 },
+    ],
+    responses: {
+      200: {
+        description: "A page of events; pass `next_after` as `after` for the next.",
+        body: "PlanEventsResponse",
+      },
+      404: planMissing,
+      422: invalid,
+      503: unavailable,
+    },
+  },
+];

@@ -1,0 +1,48 @@
+import {
+  type EventPayload,
+  type EventRecord,
+  formatUsd,
+  type PlanDetailResponse,
+  type PlanSummary,
+  type PlanSummaryPayload,
+} from "@whilly/core";
+
+/** A plan with its counts as the read API sends it: money as six-decimal strings, times in ISO 8601. */
+export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
+  return {
+    id: plan.id,
+    name: plan.name,
+    created_at: plan.createdAt.toISOString(),
+    budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
+    spent_usd: formatUsd(plan.spentMicroUsd),
+    task_count: plan.taskCount,
+    counts: { ...plan.counts },
+  };
+}
+
+/** `GET /api/v1/plans/{id}`: the summary plus the seed's plan fields and the agent instructions. */
+export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
+  return {
+    ...toPlanSummaryPayload(plan),
+    // The seed's columns for forge intake and the PRD wizard; no whilly command records them yet.
+    github_issue_ref: null,
+    prd_file: null,
+    agent_instructions: {
+      before: [...plan.agentInstructions.before],
+      after: [...plan.agentInstructions.after],
+    },
+  };
+}
+
+/** One audit event as the read API sends it. */
+export function toEventPayload(event: EventRecord): EventPayload {
+  return {
+    id: event.id,
+    plan_id: event.planId,
+    task_id: event.taskId ?? null,
+    event_type: event.eventType,
+    payload: event.payload,
+    detail: event.detail ?? null,
+    created_at: event.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,11 @@
+import { Hono } from "hono";
+import { buildOpenApiDocument } from "../openapi/document.js";
+
+/** `GET /openapi.json`: the OpenAPI 3.1 document of every route, body and error. No credentials. */
+export function openApiRoutes() {
+  let document: ReturnType<typeof buildOpenApiDocument> | undefined;
+  return new Hono().get("/", (c) => {
+    document ??= buildOpenApiDocument();
+    return c.json(document);
+  });
+}

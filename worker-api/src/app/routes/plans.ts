@@ -1,0 +1,67 @@
+import { InvalidInput, PlanNotFound } from "@whilly/core";
+import { Hono } from "hono";
+import type { AppDeps } from "../deps.js";
+import { toTaskPayload } from "../payload.js";
+import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
+
+/** Default and largest page of `GET /api/v1/plans/{id}/events`. */
+export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
+
+/**
+ * The read API for people and dashboards, under `/api/v1/plans`. It needs no credentials, as the seed's
+ * did: it only reads, and no secret is ever stored in plans, tasks or events. Put the control plane
+ * behind your network's access rules if plan contents are private. Plan ids are percent-encoded in
+ * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
+ */
+export function planRoutes(deps: AppDeps) {
+  return new Hono()
+    .get("/", async (c) => {
+      const plans = await deps.withStore((store) => store.listPlans());
+      return c.json({ plans: plans.map(toPlanSummaryPayload) });
+    })
+    .get("/:planId", async (c) => {
+      const planId = c.req.param("planId");
+      const plans = await deps.withStore((store) => store.listPlans());
+      const plan = plans.find((p) => p.id === planId);
+      if (!plan) throw new PlanNotFound(planId);
+      return c.json(toPlanDetail(plan));
+    })
+    .get("/:planId/tasks", async (c) => {
+      const planId = c.req.param("planId");
+      const tasks = await deps.withStore((store) => store.listTasks(planId));
+      return c.json({ plan_id: planId, tasks: tasks.map(toTaskPayload) });
+    })
+    .get("/:planId/events", async (c) => {
+      const planId = c.req.param("planId");
+      const after = queryInteger(c.req.query("after"), "after", 0, Number.MAX_SAFE_INTEGER, 0);
+      const limit = queryInteger(c.req.query("limit"), "limit", 1, EVENTS_PAGE.max, EVENTS_PAGE.default);
+      const events = await deps.withStore(async (store) => {
+        if (!(await store.getPlan(planId))) throw new PlanNotFound(planId);
+        return store.listEvents(planId, { afterId: after, limit });
+      });
+      return c.json({
+        plan_id: planId,
+        events: events.map(toEventPayload),
+        next_after: events.at(-1)?.id ?? after,
+      });
+    });
+}
+
+/**
+ * A whole-number query parameter in `[min, max]`, or `fallback` when absent.
+ * @throws {InvalidInput} (422) for anything else.
+ */
+function queryInteger(
+  raw: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidInput(name, `${name} must be a whole number from ${min} to ${max}; got '${raw}'`);
+  }
+  return value;
+}
