@@ -40,8 +40,13 @@ export type AttemptReport = { costUsd: string; detail: JsonObject };
  * network errors, 5xx and unparsable replies.
  */
 export type TaskClient = {
-  /** @returns the claimed task and its plan, or `undefined` when nothing became ready in time (204). */
-  claim(planId: string): Promise<ClaimResponse | undefined>;
+  /**
+   * Long-polls for a ready task of the plan, asking the control plane to start it in the same
+   * transaction (`start: true`); a control plane that does not returns it `CLAIMED`, to be started.
+   * @param options.signal abandons the wait (the request is aborted; a `TransportError` is thrown).
+   * @returns the claimed task and its plan, or `undefined` when nothing became ready in time (204).
+   */
+  claim(planId: string, options?: { signal?: AbortSignal | undefined }): Promise<ClaimResponse | undefined>;
   start(task: TaskPayload): Promise<TaskPayload>;
   complete(task: TaskPayload, report: AttemptReport): Promise<TaskPayload>;
   fail(task: TaskPayload, reason: string, report: AttemptReport): Promise<TaskPayload>;
@@ -63,7 +68,12 @@ export function createTaskClient(options: {
   const { workerId } = options;
   const base = options.baseUrl.replace(/\/+$/, "");
 
-  async function post<T>(path: string, body: FencedBody, schema: Parser<T>): Promise<T | undefined> {
+  async function post<T>(
+    path: string,
+    body: FencedBody,
+    schema: Parser<T>,
+    signal?: AbortSignal,
+  ): Promise<T | undefined> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let response: Response;
@@ -72,6 +82,7 @@ export function createTaskClient(options: {
         method: "POST",
         headers,
         body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
       });
     } catch (cause) {
       throw new TransportError(`cannot reach the control plane at ${base}: ${describe(cause)}`, undefined, {
@@ -100,7 +111,13 @@ export function createTaskClient(options: {
   };
 
   return {
-    claim: (planId) => post("/tasks/claim", { worker_id: workerId, plan_id: planId }, claimResponseSchema),
+    claim: (planId, claimOptions) =>
+      post(
+        "/tasks/claim",
+        { worker_id: workerId, plan_id: planId, start: true },
+        claimResponseSchema,
+        claimOptions?.signal,
+      ),
     async start(task) {
       const reply = await post(taskPath(task, "start"), fence(task), taskResponseSchema);
       return required(reply, "start").task;

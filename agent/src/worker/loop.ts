@@ -1,4 +1,14 @@
-import { formatUsd, NotOwner, type TaskPayload, VersionConflict } from "@whilly/core";
+import {
+  type ClaimResponse,
+  Forbidden,
+  formatUsd,
+  NotOwner,
+  type PlanPayload,
+  type TaskPayload,
+  type TaskStatus,
+  Unauthorized,
+  VersionConflict,
+} from "@whilly/core";
 import type { TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { type Backoff, withRetry } from "./retry.js";
@@ -9,11 +19,13 @@ export type WorkerLoopOptions = {
   client: TaskClient;
   planId: string;
   runAttempt: RunAttempt;
-  /** Aborting stops the loop: a running agent is killed and its task released (`shutdown`). */
+  /** Aborting stops the loop: a parked claim is abandoned, a running agent killed and its task released (`shutdown`). */
   stopSignal: AbortSignal;
   heartbeatIntervalMs: number;
   /** Stop after this many tasks finished (done or failed); unbounded when undefined. */
   maxTasks?: number | undefined;
+  /** Stop after this many claim requests, idle polls included; unbounded when undefined. */
+  maxIterations?: number | undefined;
   /**
    * Called when a claim found nothing ready. Resolve `true` to claim again, `false` to stop.
    * A remote worker long-polls forever; local mode stops once no task can become ready.
@@ -26,35 +38,45 @@ export type WorkerLoopOptions = {
 
 /**
  * The worker's claim loop: claim a ready task, mark it started, run the agent, report the result, repeat.
- * Results are retried on transport errors until the control plane answers, so a restart loses no
- * completion; a 409 means the lease was lost meanwhile and the result is dropped (counted as `lost`).
+ * Heartbeats run on their own timer throughout, renewing the leases of a long agent run.
+ *
+ * Network errors and 5xx are retried with capped exponential backoff. A finished task's result is kept
+ * and its report retried until the control plane answers, so a restart loses no completion; if a retry
+ * meets a 409 showing the call already took effect (its first reply was lost), that counts as success.
+ * Any other 409 means the lease was lost meanwhile: the result is dropped and counted as `lost`.
+ * A heartbeat refused with 401/403 stops the loop as the credentials are no longer accepted.
  * @returns counters for the run.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
+ * @throws {WhillyError} any other non-retryable protocol error (e.g. a 404 or 422 from the control plane).
  */
 export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerStats> {
-  const { client, stopSignal } = options;
+  const { client } = options;
   const now = options.now ?? Date.now;
   const emit = options.onProgress ?? (() => {});
   const stats: WorkerStats = { claimed: 0, completed: 0, failed: 0, released: 0, lost: 0, idlePolls: 0 };
+  // A refused heartbeat ends the loop like a stop request, then is thrown once the task is dealt with.
+  let refused: Error | undefined;
+  const refusal = new AbortController();
+  const stopSignal = AbortSignal.any([options.stopSignal, refusal.signal]);
   const retry = <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
       signal: stopSignal,
       ...(options.backoff ? { backoff: options.backoff } : {}),
       onRetry: (error, delayMs) => emit({ kind: "retrying", what, delayMs, error }),
     });
-  const stopHeartbeat = startHeartbeat(client, options.heartbeatIntervalMs, (error) =>
-    emit({ kind: "heartbeat_failed", error }),
-  );
+  const stopHeartbeat = startHeartbeat(client, options.heartbeatIntervalMs, (error) => {
+    if (isRefusal(error)) {
+      refused ??= error;
+      refusal.abort(error);
+    }
+    emit({ kind: "heartbeat_failed", error });
+  });
   try {
-    while (
-      !stopSignal.aborted &&
-      (options.maxTasks === undefined || stats.completed + stats.failed < options.maxTasks)
-    ) {
-      const claimed = await retry("claim", () => client.claim(options.planId));
-      if (stopSignal.aborted) {
-        if (claimed) await releaseQuietly(claimed.task);
-        break;
-      }
+    let iterations = 0;
+    while (mayClaim(iterations)) {
+      iterations++;
+      const claimed = await claimNext();
+      if (claimed === "stopped") break;
       if (!claimed) {
         stats.idlePolls++;
         if (await options.onIdle()) continue;
@@ -67,39 +89,78 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   } finally {
     stopHeartbeat();
   }
+  if (refused) throw refused;
   return stats;
 
-  async function runOne(claimedTask: TaskPayload, plan: Parameters<RunAttempt>[0]["plan"]): Promise<void> {
-    let task: TaskPayload;
+  function mayClaim(iterations: number): boolean {
+    if (stopSignal.aborted) return false;
+    if (options.maxTasks !== undefined && stats.completed + stats.failed >= options.maxTasks) return false;
+    return options.maxIterations === undefined || iterations < options.maxIterations;
+  }
+
+  /** A claim, or `"stopped"` when a stop came first (a task claimed meanwhile is handed back). */
+  async function claimNext(): Promise<ClaimResponse | undefined | "stopped"> {
     try {
-      task = await retry("start", () => client.start(claimedTask));
+      const claimed = await retry("claim", () => client.claim(options.planId, { signal: stopSignal }));
+      if (!stopSignal.aborted) return claimed;
+      if (claimed) await releaseQuietly(claimed.task);
+      return "stopped";
     } catch (error) {
-      if (isLeaseLost(error)) return lose(claimedTask, error);
+      if (stopSignal.aborted && !isRefusal(error)) return "stopped";
       throw error;
     }
+  }
+
+  async function runOne(claimedTask: TaskPayload, plan: PlanPayload | null): Promise<void> {
+    const task = await begin(claimedTask);
+    if (task === undefined) return;
     emit({ kind: "started", task });
     const startedAt = now();
     const attempt = await options.runAttempt({ task, plan, signal: stopSignal });
-    if (attempt.aborted || stopSignal.aborted) {
-      await releaseQuietly(task);
-      return;
-    }
+    if (attempt.aborted || stopSignal.aborted) return releaseQuietly(task);
     const wallMs = now() - startedAt;
-    const report = {
+    if (!(await report(task, attempt, wallMs))) return;
+    if (attempt.ok) stats.completed++;
+    else stats.failed++;
+    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs });
+  }
+
+  /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
+  async function begin(claimed: TaskPayload): Promise<TaskPayload | undefined> {
+    // A claim may have started the task already; then there is nothing to start.
+    if (claimed.status === "IN_PROGRESS") return claimed;
+    try {
+      return await retry("start", () => client.start(claimed));
+    } catch (error) {
+      if (alreadyMoved(error, claimed, "IN_PROGRESS")) {
+        const { version, attempts } = claimed;
+        return { ...claimed, status: "IN_PROGRESS", version: version + 1, attempts: attempts + 1 };
+      }
+      if (isLeaseLost(error)) lose(claimed, error);
+      else if (stopSignal.aborted) await releaseQuietly(claimed);
+      else throw error;
+      return undefined;
+    }
+  }
+
+  /** Reports the attempt until the control plane answers; false when the result was dropped. */
+  async function report(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<boolean> {
+    const body = {
       costUsd: formatUsd(attempt.costMicroUsd),
       detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
     };
     try {
       await retry(attempt.ok ? "complete" : "fail", () =>
-        attempt.ok ? client.complete(task, report) : client.fail(task, attempt.reason ?? "failed", report),
+        attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
+      return true;
     } catch (error) {
-      if (isLeaseLost(error)) return lose(task, error);
-      throw error;
+      if (alreadyMoved(error, task, attempt.ok ? "DONE" : "FAILED")) return true;
+      // Stopping while the control plane is unreachable: the lease runs out and the task is re-run.
+      if (!isLeaseLost(error) && !stopSignal.aborted) throw error;
+      lose(task, asError(error));
+      return false;
     }
-    if (attempt.ok) stats.completed++;
-    else stats.failed++;
-    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs });
   }
 
   async function releaseQuietly(task: TaskPayload): Promise<void> {
@@ -109,7 +170,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       emit({ kind: "released", task, reason: "shutdown" });
     } catch (error) {
       // The lease may already be gone, or the control plane down; the sweep returns the task either way.
-      emit({ kind: "lost", task, error: error instanceof Error ? error : new Error(String(error)) });
+      emit({ kind: "lost", task, error: asError(error) });
     }
   }
 
@@ -119,8 +180,31 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   }
 }
 
+/**
+ * True for a 409 showing that the transition this worker asked for already happened: the task is in
+ * `status` at exactly the next version. From a claim held at version v, only the claiming worker's own
+ * start, complete or fail can put the task in `IN_PROGRESS`, `DONE` or `FAILED` at v+1 (every fenced
+ * transition checks the owner; the sweep and reset move it to `PENDING`, skip to `SKIPPED`). So this is
+ * a retry of a call that succeeded but whose reply was lost, e.g. to a control-plane restart.
+ */
+function alreadyMoved(error: unknown, task: TaskPayload, status: TaskStatus): boolean {
+  return (
+    error instanceof VersionConflict &&
+    error.actualVersion === task.version + 1 &&
+    error.actualStatus === status
+  );
+}
+
 function isLeaseLost(error: unknown): error is Error {
   return error instanceof VersionConflict || error instanceof NotOwner;
+}
+
+function isRefusal(error: unknown): error is Error {
+  return error instanceof Unauthorized || error instanceof Forbidden;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function withAttempt(attempt: AgentAttempt, number: number): AgentAttempt {

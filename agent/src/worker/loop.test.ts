@@ -1,0 +1,189 @@
+import {
+  type ClaimResponse,
+  type HeartbeatResponse,
+  type TaskPayload,
+  TransportError,
+  Unauthorized,
+  VersionConflict,
+} from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import type { TaskClient } from "../client/task-client.js";
+import { runWorkerLoop, type WorkerLoopOptions } from "./loop.js";
+import type { AgentAttempt, ProgressEvent, RunAttempt } from "./types.js";
+
+const claimedTask: TaskPayload = {
+  plan_id: "p",
+  id: "T-1",
+  status: "CLAIMED",
+  priority: "high",
+  description: "d",
+  dependencies: [],
+  key_files: [],
+  acceptance_criteria: [],
+  test_steps: [],
+  prd_requirement: "",
+  version: 1,
+  attempts: 0,
+  claimed_by: "w1",
+  lease_expires_at: null,
+};
+const inProgress: TaskPayload = { ...claimedTask, status: "IN_PROGRESS", version: 2, attempts: 1 };
+const ok: AgentAttempt = { ok: true, reason: undefined, costMicroUsd: 10, aborted: false, detail: {} };
+
+type Call = { method: string; version?: number; reason?: string };
+
+/**
+ * A task client whose replies are scripted per method: each call takes the next step of its method's
+ * list (the last one repeats); a step is a value or an error to throw.
+ */
+function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
+  const calls: Call[] = [];
+  const next = (method: keyof TaskClient): unknown => {
+    const steps = script[method] ?? [];
+    const used = calls.filter((c) => c.method === method).length - 1;
+    return steps[Math.min(used, steps.length - 1)];
+  };
+  const reply = async <T>(method: keyof TaskClient, call: Omit<Call, "method"> = {}): Promise<T> => {
+    calls.push({ method, ...call });
+    const step = next(method);
+    if (step instanceof Error) throw step;
+    return step as T;
+  };
+  const client: TaskClient = {
+    claim: async (_planId, options) => {
+      if (script.claim?.[0] === "park") {
+        calls.push({ method: "claim" });
+        return new Promise((_resolve, reject) =>
+          options?.signal?.addEventListener("abort", () => reject(new TransportError("aborted", undefined))),
+        );
+      }
+      return reply<ClaimResponse | undefined>("claim");
+    },
+    start: (task) => reply("start", { version: task.version }),
+    complete: (task) => reply("complete", { version: task.version }),
+    fail: (task, reason) => reply("fail", { version: task.version, reason }),
+    release: (task, reason) => reply("release", { version: task.version, reason }),
+    heartbeat: () => reply<HeartbeatResponse>("heartbeat"),
+  };
+  return { client, calls, count: (method: string) => calls.filter((c) => c.method === method).length };
+}
+
+function loopOptions(client: TaskClient, overrides: Partial<WorkerLoopOptions> = {}) {
+  const events: ProgressEvent[] = [];
+  const options: WorkerLoopOptions = {
+    client,
+    planId: "p",
+    runAttempt: async () => ok,
+    stopSignal: new AbortController().signal,
+    heartbeatIntervalMs: 60_000,
+    maxTasks: 1,
+    onIdle: async () => true,
+    onProgress: (event) => events.push(event),
+    backoff: { initialMs: 1, maxMs: 2 },
+    ...overrides,
+  };
+  return { options, events };
+}
+
+const claimReply = { task: claimedTask, plan: null };
+
+describe("runWorkerLoop", () => {
+  it("counts a start whose reply was lost as started, when the retry finds the task IN_PROGRESS at the next version", async () => {
+    const { client, calls } = scriptedClient({
+      claim: [claimReply],
+      start: [
+        new TransportError("socket hang up", undefined),
+        new VersionConflict("T-1", 1, 2, "IN_PROGRESS"),
+      ],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    const { options } = loopOptions(client);
+    const stats = await runWorkerLoop(options);
+    expect(stats).toMatchObject({ completed: 1, lost: 0 });
+    expect(calls.filter((c) => c.method === "complete")).toEqual([{ method: "complete", version: 2 }]);
+  });
+
+  it("treats a 409 on a retried complete that shows DONE at the next version as success", async () => {
+    const { client, count } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [
+        new TransportError("control plane answered 503", 503),
+        new VersionConflict("T-1", 2, 3, "DONE"),
+      ],
+      heartbeat: [{ ok: true }],
+    });
+    const { options, events } = loopOptions(client);
+    const stats = await runWorkerLoop(options);
+    expect(stats).toMatchObject({ completed: 1, lost: 0 });
+    expect(count("complete")).toBe(2);
+    expect(events.map((e) => e.kind)).toEqual(["claimed", "started", "retrying", "finished"]);
+  });
+
+  it("drops the result of a task another worker finished meanwhile (409 at a later version)", async () => {
+    const { client } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [new VersionConflict("T-1", 2, 5, "DONE")],
+      heartbeat: [{ ok: true }],
+    });
+    const { options } = loopOptions(client, { maxIterations: 1 });
+    const stats = await runWorkerLoop(options);
+    expect(stats).toMatchObject({ completed: 0, lost: 1 });
+  });
+
+  it("skips start for a task the claim already started", async () => {
+    const { client, count } = scriptedClient({
+      claim: [{ task: inProgress, plan: null }],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    const { options } = loopOptions(client);
+    expect(await runWorkerLoop(options)).toMatchObject({ completed: 1 });
+    expect(count("start")).toBe(0);
+  });
+
+  it("stops on a heartbeat refused with 401: kills the agent, hands the task back, throws", async () => {
+    const refused = new Unauthorized("invalid token");
+    const { client, calls } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [{ ...inProgress, status: "PENDING", version: 3 }],
+      heartbeat: [{ ok: true }, refused],
+    });
+    let agentStopped = false;
+    const runAttempt: RunAttempt = ({ signal }) =>
+      new Promise((resolve) =>
+        signal.addEventListener("abort", () => {
+          agentStopped = true;
+          resolve({ ...ok, ok: false, aborted: true });
+        }),
+      );
+    const { options } = loopOptions(client, { runAttempt, heartbeatIntervalMs: 5 });
+    await expect(runWorkerLoop(options)).rejects.toBe(refused);
+    expect(agentStopped).toBe(true);
+    expect(calls.find((c) => c.method === "release")).toEqual({
+      method: "release",
+      version: 2,
+      reason: "shutdown",
+    });
+  });
+
+  it("abandons a parked claim when stopped", async () => {
+    const { client, count } = scriptedClient({ claim: ["park"], heartbeat: [{ ok: true }] });
+    const stop = new AbortController();
+    const { options } = loopOptions(client, { stopSignal: stop.signal, maxTasks: undefined });
+    const running = runWorkerLoop(options);
+    setTimeout(() => stop.abort(), 20);
+    expect(await running).toMatchObject({ claimed: 0, idlePolls: 0 });
+    expect(count("claim")).toBe(1);
+  });
+
+  it("stops after maxIterations claim requests, idle polls included", async () => {
+    const { client, count } = scriptedClient({ claim: [undefined], heartbeat: [{ ok: true }] });
+    const { options } = loopOptions(client, { maxTasks: undefined, maxIterations: 3 });
+    expect(await runWorkerLoop(options)).toMatchObject({ idlePolls: 3 });
+    expect(count("claim")).toBe(3);
+  });
+});
