@@ -1,3 +1,4 @@
+export * from "./cli/index.js";
 export { type AttemptReport, createTaskClient, type Fetch, type TaskClient } from "./client/task-client.js";
 export * from "./runner/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";

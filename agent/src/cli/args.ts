@@ -1,0 +1,67 @@
+import { parseArgs } from "node:util";
+import { InvalidInput } from "@whilly/core";
+
+/** The command line of `whilly-worker`, as given (values unchecked; see `parseWorkerSettings`). */
+export type WorkerFlags = {
+  readonly connect?: string | undefined;
+  readonly token?: string | undefined;
+  readonly plan?: string | undefined;
+  readonly workerId?: string | undefined;
+  readonly once: boolean;
+  readonly heartbeatInterval?: string | undefined;
+  readonly maxIterations?: string | undefined;
+  readonly workdir?: string | undefined;
+  readonly taskTimeout?: string | undefined;
+  readonly help: boolean;
+  readonly version: boolean;
+};
+
+const OPTIONS = {
+  connect: { type: "string" },
+  token: { type: "string" },
+  plan: { type: "string" },
+  "worker-id": { type: "string" },
+  once: { type: "boolean" },
+  "heartbeat-interval": { type: "string" },
+  "max-iterations": { type: "string" },
+  workdir: { type: "string" },
+  "task-timeout": { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+/**
+ * Splits the command line into flags (`--flag value` or `--flag=value`; the last of a repeated flag wins).
+ * @throws {InvalidInput} for an unknown flag, a flag without its value, or a stray argument.
+ */
+export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    ({ values } = parse(argv));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new InvalidInput("argv", firstLine(message), { hint: "whilly-worker --help lists the flags" });
+  }
+  return {
+    connect: values.connect,
+    token: values.token,
+    plan: values.plan,
+    workerId: values["worker-id"],
+    once: values.once ?? false,
+    heartbeatInterval: values["heartbeat-interval"],
+    maxIterations: values["max-iterations"],
+    workdir: values.workdir,
+    taskTimeout: values["task-timeout"],
+    help: values.help ?? false,
+    version: values.version ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+}
+
+/** Node's messages carry a second line of advice about `--`; the first says what is wrong. */
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}

@@ -1,0 +1,28 @@
+/** The `whilly-worker --help` text. */
+export const WORKER_HELP = `whilly-worker: claim tasks of one plan from a whilly control plane and run Claude Code on each
+
+Usage: whilly-worker --connect URL --token BEARER --plan ID [options]
+
+Required (flag, or its environment variable):
+  --connect URL              the control plane, e.g. http://whilly.internal:8000   (WHILLY_CONTROL_URL)
+  --token BEARER             this worker's token from \`whilly worker register\`    (WHILLY_WORKER_TOKEN)
+  --plan ID                  the plan whose tasks to run                         (WHILLY_PLAN_ID)
+
+Options:
+  --worker-id ID             the worker id to act as (WHILLY_WORKER_ID); default: the id the token
+                             was issued for. A legacy shared token carries none and needs this flag.
+  --workdir DIR              where the agent works on every task (default: the current directory)
+  --task-timeout DURATION    kill the agent after this long per task: 90s, 30m, 1h (default 30m)
+  --heartbeat-interval S     seconds between heartbeats, which renew the task's lease
+                             (WHILLY_HEARTBEAT_INTERVAL, default 30)
+  --once                     stop after the first task finished (done or failed)
+  --max-iterations N         stop after N claim requests, idle polls included
+  -h, --help                 show this help
+  -V, --version              show the version
+
+The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
+(docs/agent.md). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
+
+Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure, 2 usage or configuration
+(including a token the control plane refuses), 130 interrupted. Docs: docs/worker.md
+`;

@@ -1,0 +1,13 @@
+export { parseWorkerArgs, type WorkerFlags } from "./args.js";
+export { parseDuration } from "./duration.js";
+export type { WorkerIo, WorkerOut } from "./io.js";
+export { MIN_IDLE_POLL_MS, type WorkerMainOptions, workerMain } from "./main.js";
+export { WORKER_EXIT } from "./report.js";
+export { parseWorkerSettings, type WorkerSettings } from "./settings.js";
+export {
+  createHttpTransport,
+  DEFAULT_TIMEOUTS,
+  type HttpTransport,
+  type TransportTimeouts,
+} from "./transport.js";
+export { workerIdFromToken } from "./worker-id.js";

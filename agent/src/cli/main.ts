@@ -1,0 +1,144 @@
+import { statSync } from "node:fs";
+import { ConfigurationError } from "@whilly/core";
+import { createTaskClient, type TaskClient } from "../client/task-client.js";
+import { createClaudeAttempt } from "../runner/attempt.js";
+import { runWorkerLoop } from "../worker/loop.js";
+import { sleep } from "../worker/retry.js";
+import type { RunAttempt } from "../worker/types.js";
+import { parseWorkerArgs } from "./args.js";
+import { WORKER_HELP } from "./help.js";
+import type { WorkerIo } from "./io.js";
+import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./report.js";
+import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
+import { createHttpTransport, type HttpTransport } from "./transport.js";
+import { workerVersion } from "./version.js";
+
+/**
+ * A claim that comes back empty sooner than this (ms) means the control plane does not hold long polls;
+ * the worker then waits out the rest before asking again, rather than spinning. A control plane that
+ * long-polls answers 204 only after its wait, so the next claim goes out at once.
+ */
+export const MIN_IDLE_POLL_MS = 1000;
+
+/** Seams for tests: the agent and the HTTP transport. */
+export type WorkerMainOptions = {
+  makeRunAttempt?: (settings: WorkerSettings) => RunAttempt;
+  makeTransport?: () => HttpTransport;
+};
+
+/**
+ * Runs `whilly-worker <argv>` and returns its exit code; nothing here calls `process.exit`.
+ * Claims tasks of one plan from the control plane until `--once` or `--max-iterations` ends the loop, a
+ * signal interrupts it (`io.interrupt`), or the control plane refuses the credentials. A stats line goes
+ * to stderr at the end.
+ * @returns 0 the loop ended, 1 failure, 2 usage, configuration or refused credentials, 130 interrupted.
+ */
+export async function workerMain(
+  argv: readonly string[],
+  io: WorkerIo,
+  options: WorkerMainOptions = {},
+): Promise<number> {
+  let settings: WorkerSettings;
+  try {
+    const flags = parseWorkerArgs(argv);
+    if (flags.help) {
+      io.out.write(WORKER_HELP);
+      return WORKER_EXIT.ok;
+    }
+    if (flags.version) {
+      io.out.write(`whilly-worker ${workerVersion()}\n`);
+      return WORKER_EXIT.ok;
+    }
+    settings = parseWorkerSettings(flags, io.env, io.cwd);
+    checkWorkdir(settings.workdir);
+  } catch (error) {
+    return reportWorkerError(io, error);
+  }
+
+  const transport = (options.makeTransport ?? createHttpTransport)();
+  const client = createTaskClient({
+    baseUrl: settings.controlUrl,
+    fetch: transport.fetch,
+    workerId: settings.workerId,
+    token: settings.token,
+  });
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  if (io.interrupt?.aborted) stop.abort();
+  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  const progress = progressReporter(io);
+  const timed = timedClaims(client);
+  const runAttempt = (options.makeRunAttempt ?? claudeAttempt)(settings);
+  io.err.write(
+    `whilly-worker: worker '${settings.workerId}' (${describeIdSource(settings)}) on plan '${settings.planId}' ` +
+      `at ${settings.controlUrl}; agent in ${settings.workdir}\n`,
+  );
+  let code: number = WORKER_EXIT.ok;
+  try {
+    await runWorkerLoop({
+      client: timed.client,
+      planId: settings.planId,
+      runAttempt,
+      stopSignal: stop.signal,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      maxTasks: settings.once ? 1 : undefined,
+      maxIterations: settings.maxIterations,
+      onIdle: async () => {
+        progress.onIdlePoll();
+        const early = MIN_IDLE_POLL_MS - timed.sinceLastClaimMs();
+        if (early > 0) await sleep(early, stop.signal);
+        return !stop.signal.aborted;
+      },
+      onProgress: progress.onEvent,
+    });
+    if (stop.signal.aborted) code = WORKER_EXIT.interrupted;
+  } catch (error) {
+    code = reportWorkerError(io, error);
+  } finally {
+    io.interrupt?.removeEventListener("abort", onInterrupt);
+    io.err.write(statsLine(settings.workerId, progress.tally));
+    await transport.close().catch(() => {});
+  }
+  return code;
+}
+
+function claudeAttempt(settings: WorkerSettings): RunAttempt {
+  return createClaudeAttempt({
+    settings: settings.claude,
+    cwd: settings.workdir,
+    timeoutMs: settings.taskTimeoutMs,
+    env: settings.agentEnv,
+  });
+}
+
+/** The client, noting when each claim went out so an instant 204 can be told from a long poll's. */
+function timedClaims(client: TaskClient) {
+  let lastClaimAt = 0;
+  const timed: TaskClient = {
+    ...client,
+    claim: (planId, claimOptions) => {
+      lastClaimAt = performance.now();
+      return client.claim(planId, claimOptions);
+    },
+  };
+  return { client: timed, sinceLastClaimMs: () => performance.now() - lastClaimAt };
+}
+
+function checkWorkdir(dir: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // Reported below as missing.
+  }
+  if (!isDirectory) {
+    throw new ConfigurationError(`--workdir ${dir} is not an existing directory`, {
+      hint: "create it (a git checkout of the project the plan works on), or pass another --workdir",
+    });
+  }
+}
+
+function describeIdSource(settings: WorkerSettings): string {
+  if (settings.workerIdFrom === "token") return "from the token";
+  return settings.workerIdFrom === "flag" ? "from --worker-id" : "from WHILLY_WORKER_ID";
+}

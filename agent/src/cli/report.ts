@@ -1,0 +1,114 @@
+import { Forbidden, InvalidInput, Unauthorized, WhillyError } from "@whilly/core";
+import type { ProgressEvent } from "../worker/types.js";
+import type { WorkerIo } from "./io.js";
+
+/** whilly-worker's exit codes (docs/worker.md). */
+export const WORKER_EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** What the worker did, counted from the loop's progress events (so it is known even after an error). */
+export type WorkerTally = {
+  iterations: number;
+  claimed: number;
+  completed: number;
+  failed: number;
+  idlePolls: number;
+  releasedOnShutdown: number;
+  lost: number;
+};
+
+/**
+ * One stderr line per step of the loop, prefixed `whilly-worker:`, and the counters for the closing
+ * stats line.
+ */
+export function progressReporter(io: WorkerIo) {
+  const tally: WorkerTally = {
+    iterations: 0,
+    claimed: 0,
+    completed: 0,
+    failed: 0,
+    idlePolls: 0,
+    releasedOnShutdown: 0,
+    lost: 0,
+  };
+  const onEvent = (event: ProgressEvent): void => {
+    count(tally, event);
+    io.err.write(`whilly-worker: ${describeEvent(event)}\n`);
+  };
+  const onIdlePoll = () => {
+    tally.iterations++;
+    tally.idlePolls++;
+  };
+  return { tally, onEvent, onIdlePoll };
+}
+
+function count(tally: WorkerTally, event: ProgressEvent): void {
+  if (event.kind === "claimed") {
+    tally.iterations++;
+    tally.claimed++;
+  } else if (event.kind === "finished") {
+    if (event.attempt.ok) tally.completed++;
+    else tally.failed++;
+  } else if (event.kind === "released") {
+    tally.releasedOnShutdown++;
+  } else if (event.kind === "lost") {
+    tally.lost++;
+  }
+}
+
+function describeEvent(event: ProgressEvent): string {
+  switch (event.kind) {
+    case "claimed":
+      return `claimed ${event.task.id} (version ${event.task.version})`;
+    case "started":
+      return `${event.task.id} started, attempt ${event.task.attempts}`;
+    case "finished": {
+      const { task, attempt } = event;
+      const verdict = attempt.ok ? "DONE" : `FAILED (${attempt.reason ?? "failed"})`;
+      return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s`;
+    }
+    case "released":
+      return `${event.task.id} released (${event.reason})`;
+    case "lost":
+      return `${event.task.id}: lease lost, result dropped (${event.error.message})`;
+    case "retrying":
+      return `${event.what} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
+    case "heartbeat_failed":
+      return `heartbeat failed: ${event.error.message}`;
+  }
+}
+
+/** The closing stats line (the seed's format, plus `lost`). */
+export function statsLine(workerId: string, t: WorkerTally): string {
+  return (
+    `whilly-worker: worker '${workerId}' finished — iterations=${t.iterations} completed=${t.completed} ` +
+    `failed=${t.failed} idle_polls=${t.idlePolls} released_on_shutdown=${t.releasedOnShutdown} lost=${t.lost}\n`
+  );
+}
+
+/**
+ * Prints an error that ended the worker as `error:` (and `hint:`) and returns the exit code: 2 for
+ * usage, configuration and refused credentials, 1 otherwise. Anything not a {@link WhillyError} is a
+ * bug and prints its stack.
+ */
+export function reportWorkerError(io: WorkerIo, error: unknown): number {
+  if (error instanceof Unauthorized || error instanceof Forbidden) {
+    const what = error instanceof Unauthorized ? "refused the token" : "refused this worker id";
+    io.err.write(`error: the control plane ${what}: ${error.message}\n`);
+    io.err.write(
+      error instanceof Unauthorized
+        ? "hint: the token is wrong or was revoked; register again (whilly worker register) and pass the new token\n"
+        : "hint: a per-worker token acts only for its own worker id; drop --worker-id or use that worker's token\n",
+    );
+    return WORKER_EXIT.usage;
+  }
+  if (error instanceof WhillyError) {
+    io.err.write(`error: ${error.message}\n`);
+    if (error.hint) io.err.write(`hint: ${error.hint}\n`);
+    // A bad command line is usage; an InvalidInput from the control plane (422) is a failed request.
+    const usage = error.code === "configuration" || (error instanceof InvalidInput && error.field === "argv");
+    return usage ? WORKER_EXIT.usage : WORKER_EXIT.failed;
+  }
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.err.write(`error: unexpected failure (a bug in whilly-worker): ${stack}\n`);
+  return WORKER_EXIT.failed;
+}

@@ -1,0 +1,123 @@
+import { ConfigurationError } from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import { parseWorkerArgs } from "./args.js";
+import { parseWorkerSettings } from "./settings.js";
+
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+const tokenFor = (sub: string) => `${part({ alg: "HS256" })}.${part({ sub })}.sig`;
+
+function parse(argv: string[], env: Record<string, string> = {}) {
+  return parseWorkerSettings(parseWorkerArgs(argv), env, "/home/w");
+}
+
+function problem(argv: string[], env: Record<string, string> = {}): ConfigurationError {
+  try {
+    parse(argv, env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigurationError");
+}
+
+const required = ["--connect", "http://cp:8000/", "--token", tokenFor("w-1"), "--plan", "demo"];
+
+describe("parseWorkerSettings", () => {
+  it("names the first missing value's flag and variable, in the order connect, token, plan", () => {
+    expect(problem([]).message).toBe("missing --connect (or WHILLY_CONTROL_URL)");
+    expect(problem(["--connect", "http://cp"]).message).toBe("missing --token (or WHILLY_WORKER_TOKEN)");
+    expect(problem([], { WHILLY_CONTROL_URL: "http://cp", WHILLY_WORKER_TOKEN: "t" }).message).toBe(
+      "missing --plan (or WHILLY_PLAN_ID)",
+    );
+    expect(problem(["--connect", " "]).hint).toContain("WHILLY_CONTROL_URL");
+  });
+
+  it("takes the worker id from the token's sub claim, and the defaults of spec section 1.9", () => {
+    const s = parse(required);
+    expect(s).toMatchObject({
+      controlUrl: "http://cp:8000",
+      planId: "demo",
+      workerId: "w-1",
+      workerIdFrom: "token",
+      once: false,
+      heartbeatIntervalMs: 30_000,
+      maxIterations: undefined,
+      workdir: "/home/w",
+      taskTimeoutMs: 30 * 60_000,
+    });
+  });
+
+  it("prefers flags to the environment", () => {
+    const env = {
+      WHILLY_CONTROL_URL: "http://env",
+      WHILLY_WORKER_TOKEN: "shared",
+      WHILLY_PLAN_ID: "env-plan",
+      WHILLY_WORKER_ID: "env-id",
+      WHILLY_HEARTBEAT_INTERVAL: "5",
+    };
+    expect(parse([], env)).toMatchObject({
+      controlUrl: "http://env",
+      token: "shared",
+      planId: "env-plan",
+      workerId: "env-id",
+      workerIdFrom: "env",
+      heartbeatIntervalMs: 5000,
+    });
+    const flags = [
+      "--plan",
+      "p2",
+      "--worker-id",
+      "flag-id",
+      "--heartbeat-interval",
+      "0.5",
+      "--workdir",
+      "sub",
+    ];
+    expect(parse(flags, env)).toMatchObject({
+      planId: "p2",
+      workerId: "flag-id",
+      workerIdFrom: "flag",
+      heartbeatIntervalMs: 500,
+      workdir: "/home/w/sub",
+    });
+  });
+
+  it("needs --worker-id with a token that carries no id, and refuses one the token contradicts", () => {
+    const shared = ["--connect", "http://cp", "--token", "shared-secret", "--plan", "p"];
+    const missing = problem(shared);
+    expect(missing.message).toContain("no worker id");
+    expect(missing.hint).toContain("--worker-id");
+    expect(parse([...shared, "--worker-id", "w-9"]).workerId).toBe("w-9");
+    const other = problem([...required, "--worker-id", "w-2"]);
+    expect(other.message).toBe("--worker-id 'w-2' is not the worker this token was issued for ('w-1')");
+    expect(parse([...required, "--worker-id", "w-1"]).workerIdFrom).toBe("flag");
+  });
+
+  it("checks values: URL scheme, heartbeat seconds, iterations, task timeout, Claude settings", () => {
+    expect(problem(["--connect", "cp:8000", "--token", "t", "--plan", "p"]).message).toContain("http(s) URL");
+    expect(problem([...required, "--heartbeat-interval", "0"]).message).toContain("--heartbeat-interval");
+    expect(problem([...required, "--heartbeat-interval", "abc"]).message).toContain("positive number");
+    expect(problem([...required, "--max-iterations", "0"]).message).toContain("--max-iterations");
+    expect(problem([...required, "--task-timeout", "soon"]).message).toContain("--task-timeout");
+    expect(problem(required, { WHILLY_CLAUDE_MAX_TURNS: "many" }).message).toContain(
+      "WHILLY_CLAUDE_MAX_TURNS",
+    );
+    expect(parse([...required, "--max-iterations", "7", "--task-timeout", "90s", "--once"])).toMatchObject({
+      maxIterations: 7,
+      taskTimeoutMs: 90_000,
+      once: true,
+    });
+  });
+
+  it("keeps the worker's own credentials out of the agent's environment", () => {
+    const env = {
+      WHILLY_WORKER_TOKEN: tokenFor("w-1"),
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot",
+      ANTHROPIC_API_KEY: "sk-ant-x",
+      PATH: "/bin",
+    };
+    const s = parse(["--connect", "http://cp", "--plan", "p"], env);
+    expect(s.agentEnv).toEqual({ ANTHROPIC_API_KEY: "sk-ant-x", PATH: "/bin" });
+    expect(s.token).toBe(env.WHILLY_WORKER_TOKEN);
+  });
+});

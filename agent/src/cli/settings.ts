@@ -1,0 +1,181 @@
+import { isAbsolute, resolve } from "node:path";
+import { ConfigurationError } from "@whilly/core";
+import { z } from "zod";
+import { type ClaudeSettings, parseClaudeSettings } from "../runner/settings.js";
+import type { WorkerFlags } from "./args.js";
+import { parseDuration } from "./duration.js";
+import { workerIdFromToken } from "./worker-id.js";
+
+/** Everything `whilly-worker` runs with, validated once at start. Durations are ms. */
+export type WorkerSettings = {
+  /** The control plane's base URL, without a trailing slash. */
+  readonly controlUrl: string;
+  /** The bearer sent on every request. */
+  readonly token: string;
+  readonly planId: string;
+  readonly workerId: string;
+  /** Where the worker id came from: a flag, `WHILLY_WORKER_ID`, or the token's `sub` claim. */
+  readonly workerIdFrom: "flag" | "env" | "token";
+  /** Stop after one finished task. */
+  readonly once: boolean;
+  readonly heartbeatIntervalMs: number;
+  /** Stop after this many claim requests; `undefined` is unbounded. */
+  readonly maxIterations: number | undefined;
+  /** The agent's working directory, absolute. */
+  readonly workdir: string;
+  /** Per-task limit on the agent, ms. */
+  readonly taskTimeoutMs: number;
+  readonly claude: ClaudeSettings;
+  /** The agent's environment: the worker's, without the worker's own credentials. */
+  readonly agentEnv: Readonly<Record<string, string | undefined>>;
+};
+
+/** Default per-task limit on the agent (as `whilly run`). */
+export const DEFAULT_TASK_TIMEOUT = "30m";
+/** Default heartbeat period, seconds (spec section 1.9). */
+export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
+
+/** Variables that hold the worker's credentials; the agent never sees them. */
+const WORKER_SECRETS = ["WHILLY_WORKER_TOKEN", "WHILLY_WORKER_BOOTSTRAP_TOKEN"] as const;
+
+/** A flag, or else its environment variable; blank counts as absent. */
+type Source = { readonly flag: string; readonly env: string };
+
+const text = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const schema = z.object({
+  connect: text,
+  token: text,
+  plan: text,
+  workerId: text,
+  heartbeatInterval: text,
+  maxIterations: text,
+  workdir: text,
+  taskTimeout: text,
+});
+
+/**
+ * Validates the command line and environment of `whilly-worker`. Flags win over environment variables.
+ * Required values are checked in the order connect, token, plan (spec section 1.9). The worker id is
+ * `--worker-id`, else `WHILLY_WORKER_ID`, else the `sub` claim of a per-worker JWT bearer; when both an
+ * explicit id and a claim exist they must agree, since the control plane would refuse every request.
+ * @param env the process environment; the one place the worker reads it.
+ * @param cwd resolves a relative `--workdir` and is the default one.
+ * @throws {ConfigurationError} naming the flag and its environment variable, with a hint.
+ */
+export function parseWorkerSettings(
+  flags: WorkerFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): WorkerSettings {
+  const raw = schema.parse({
+    connect: flags.connect ?? env.WHILLY_CONTROL_URL,
+    token: flags.token ?? env.WHILLY_WORKER_TOKEN,
+    plan: flags.plan ?? env.WHILLY_PLAN_ID,
+    workerId: flags.workerId ?? env.WHILLY_WORKER_ID,
+    heartbeatInterval: flags.heartbeatInterval ?? env.WHILLY_HEARTBEAT_INTERVAL,
+    maxIterations: flags.maxIterations,
+    workdir: flags.workdir,
+    taskTimeout: flags.taskTimeout,
+  });
+  const connect = controlUrl(required(raw.connect, { flag: "--connect", env: "WHILLY_CONTROL_URL" }));
+  const token = required(raw.token, { flag: "--token", env: "WHILLY_WORKER_TOKEN" });
+  const planId = required(raw.plan, { flag: "--plan", env: "WHILLY_PLAN_ID" });
+  const { workerId, workerIdFrom } = resolveWorkerId(raw.workerId, flags.workerId !== undefined, token);
+  const workdir =
+    raw.workdir === undefined ? cwd : isAbsolute(raw.workdir) ? raw.workdir : resolve(cwd, raw.workdir);
+  return {
+    controlUrl: connect,
+    token,
+    planId,
+    workerId,
+    workerIdFrom,
+    once: flags.once,
+    heartbeatIntervalMs: heartbeatMs(raw.heartbeatInterval),
+    maxIterations: maxIterations(raw.maxIterations),
+    workdir,
+    taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
+    claude: parseClaudeSettings(env),
+    agentEnv: withoutSecrets(env),
+  };
+}
+
+function required(value: string | undefined, source: Source): string {
+  if (value !== undefined) return value;
+  throw new ConfigurationError(`missing ${source.flag} (or ${source.env})`, {
+    hint: `pass ${source.flag} or set ${source.env}; whilly-worker --help shows every flag`,
+  });
+}
+
+function controlUrl(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new ConfigurationError(`--connect (WHILLY_CONTROL_URL) must be an http(s) URL; got '${value}'`, {
+      hint: "e.g. --connect http://127.0.0.1:8000",
+    });
+  }
+  return value.replace(/\/+$/, "");
+}
+
+function resolveWorkerId(
+  explicit: string | undefined,
+  fromFlag: boolean,
+  token: string,
+): { workerId: string; workerIdFrom: WorkerSettings["workerIdFrom"] } {
+  const owner = workerIdFromToken(token);
+  if (explicit === undefined) {
+    if (owner !== undefined) return { workerId: owner, workerIdFrom: "token" };
+    throw new ConfigurationError("no worker id: the token does not say which worker it belongs to", {
+      hint: "pass --worker-id (or set WHILLY_WORKER_ID) to the id this token acts for; a per-worker token from `whilly worker register` carries its id and needs neither",
+    });
+  }
+  const source = fromFlag ? "--worker-id" : "WHILLY_WORKER_ID";
+  if (explicit.length > 256) throw new ConfigurationError(`${source} is longer than 256 characters`);
+  if (owner !== undefined && owner !== explicit) {
+    throw new ConfigurationError(
+      `${source} '${explicit}' is not the worker this token was issued for ('${owner}')`,
+      {
+        hint: `drop ${source} to act as '${owner}', or use the token registered for '${explicit}'`,
+      },
+    );
+  }
+  return { workerId: explicit, workerIdFrom: fromFlag ? "flag" : "env" };
+}
+
+function heartbeatMs(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_S * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) {
+    throw new ConfigurationError(
+      `--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL) must be a positive number of seconds; got '${value}'`,
+    );
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
+function maxIterations(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(value)) {
+    throw new ConfigurationError(`--max-iterations must be a whole number from 1; got '${value}'`);
+  }
+  return Number(value);
+}
+
+function taskTimeoutMs(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    throw new ConfigurationError(`--task-timeout must be a duration like 90s, 30m or 1h; got '${value}'`);
+  }
+  return ms;
+}
+
+function withoutSecrets(
+  env: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string | undefined>> {
+  const copy = { ...env };
+  for (const name of WORKER_SECRETS) delete copy[name];
+  return copy;
+}
