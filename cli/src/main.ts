@@ -2,6 +2,7 @@ import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
+import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { type Io, printError } from "./io.js";
@@ -31,7 +32,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       throw error ?? new UsageError(message ?? "invalid command line");
     })
     .exitProcess(false);
-  for (const register of [planCommand, runCommand, dbCommand]) register(parser, ctx);
+  for (const register of [planCommand, runCommand, dbCommand, workerCommand]) register(parser, ctx);
   try {
     // A bare `whilly` shows the help, as the seed did, rather than a usage error.
     const args = argv.length === 0 ? ["--help"] : [...argv];
