@@ -16,6 +16,9 @@ import { VERSION } from "./version.js";
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const ctx = new CliContext(io);
   let helpText = "";
+  // yargs reports a near-miss command as "Did you mean X?" before it reports the unknown word itself;
+  // keep the suggestion as the hint of the error that names the word.
+  let suggestion: string | undefined;
   const parser: Argv = yargs()
     .scriptName("whilly")
     .usage("whilly <command>\n\nOrchestrates coding agents over a plan of tasks kept in Postgres.")
@@ -29,7 +32,17 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .epilogue("Docs: docs/cli.md · Exit codes: 0 ok, 1 failed, 2 usage or configuration, 130 interrupted")
     .fail((message, error) => {
-      throw error ?? new UsageError(message ?? "invalid command line");
+      const recommended = error ? undefined : /^Did you mean (.+)\?$/.exec(message ?? "")?.[1];
+      if (recommended !== undefined) {
+        suggestion = recommended;
+        return;
+      }
+      throw (
+        error ??
+        new UsageError(message ?? "invalid command line", {
+          hint: suggestion && `did you mean '${suggestion}'? whilly --help lists the commands`,
+        })
+      );
     })
     .exitProcess(false);
   for (const register of [planCommand, runCommand, dbCommand, workerCommand]) register(parser, ctx);

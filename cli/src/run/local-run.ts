@@ -102,7 +102,7 @@ async function loadPlan(ctx: CliContext, store: TaskStore, options: LocalRunOpti
     if (!plan) throw new PlanNotFound(planId);
     return plan;
   }
-  const spec = await readPlanFile(options.file);
+  const spec = await readPlanFile(options.file, ctx.io.cwd);
   if (options.planId !== undefined && options.planId !== spec.id) {
     printWarning(ctx.io, `--plan '${options.planId}' ignored: the file's plan id is '${spec.id}'`);
   }

@@ -18,7 +18,7 @@ export function importCommand(y: Argv, ctx: CliContext): Argv {
         })
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
-      const plan = await readPlanFile(args.file);
+      const plan = await readPlanFile(args.file, ctx.io.cwd);
       const store = await ctx.store();
       const result = await store.importPlan(plan);
       warnAboutImport(ctx, result);

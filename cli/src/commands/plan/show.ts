@@ -32,7 +32,7 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
           plan: {
             id: plan.id,
             name: plan.name,
-            budget_usd: plan.budgetMicroUsd ?? null,
+            budget_micro_usd: plan.budgetMicroUsd ?? null,
             spent_micro_usd: plan.spentMicroUsd,
           },
           tasks: tasks.map((t) => ({
