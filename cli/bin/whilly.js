@@ -2,6 +2,14 @@
 import { createInterface } from "node:readline/promises";
 import { main } from "../dist/main.js";
 
+// A reader that stops early (`whilly plan export ID | head -1`) closes the pipe: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const interrupt = new AbortController();
 let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"]) {
