@@ -9,6 +9,7 @@ import { createPlan } from "./plans/create-plan.js";
 import { importPlan } from "./plans/import-plan.js";
 import { getPlan, listPlans } from "./plans/read-plans.js";
 import { resetPlan } from "./plans/reset-plan.js";
+import type { ListenForReady } from "./ready/listener.js";
 import type { Store, StoreDriver } from "./store.js";
 import { claim } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
@@ -25,8 +26,12 @@ import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
  * error rolls it back, which also keeps PGlite's single connection usable), and every driver error is
  * translated into whilly's error tree at this boundary.
  * @param options.close releases the connection, pool or embedded database (and its lock).
+ * @param options.listenForReady subscribes to the database's ready signals, where the driver can.
  */
-export function createStore(db: Db, options: { driver: StoreDriver; close: () => Promise<void> }): Store {
+export function createStore(
+  db: Db,
+  options: { driver: StoreDriver; close: () => Promise<void>; listenForReady?: ListenForReady },
+): Store {
   const read = <A extends unknown[], R>(op: (db: Db, ...args: A) => Promise<R>) => {
     return async (...args: A): Promise<R> => {
       try {
@@ -49,6 +54,7 @@ export function createStore(db: Db, options: { driver: StoreDriver; close: () =>
 
   return {
     driver: options.driver,
+    ...(options.listenForReady ? { listenForReady: options.listenForReady } : {}),
     createPlan: write(createPlan),
     importPlan: write(importPlan),
     getPlan: read(getPlan),

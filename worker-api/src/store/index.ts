@@ -6,6 +6,8 @@ export { migrationsFolder } from "./migrations-folder.js";
 export { openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
 export { migratePostgres, openPostgresStore } from "./open/postgres.js";
 export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";
+export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from "./ready/listener.js";
+export { READY_CHANNEL } from "./ready/signal-ready.js";
 export type { Store, StoreDriver } from "./store.js";
 export { findBlocked } from "./tasks/blocked.js";
 export { MAX_LEASE_MS } from "./tasks/claim.js";

@@ -1,5 +1,6 @@
 import type { TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
+import type { ListenForReady } from "./ready/listener.js";
 import type { RevokeResult } from "./workers/registration.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
@@ -47,4 +48,12 @@ export interface Store extends TaskStore {
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;
+
+  /**
+   * Subscribes to the store's ready signals: every write that makes a task ready (import, a completion
+   * readying dependents, a release, a reset, a sweep) announces its plan on commit. Postgres delivers
+   * them to every process listening on the database (LISTEN/NOTIFY on a dedicated connection), PGlite
+   * within its one process. Absent on drivers that cannot hold a listening connection.
+   */
+  readonly listenForReady?: ListenForReady;
 }

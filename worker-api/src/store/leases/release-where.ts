@@ -4,6 +4,7 @@ import { and, asc, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { bumpVersion, LEASED, NO_CLAIM } from "../lease.js";
+import { signalReady } from "../ready/signal-ready.js";
 import { toTaskRecord } from "../rows.js";
 
 /** Rows per UPDATE: two parameters a row. */
@@ -13,6 +14,7 @@ const BATCH = 1000;
  * Returns to `PENDING` every leased task matching `condition` (call inside a transaction), with one
  * `RELEASE` `{reason, version, worker_id}` each, `worker_id` naming the worker that lost the task.
  * Rows another transaction holds (a finish in flight) are skipped: that transaction decides their fate.
+ * Signals every plan that got a task back, so its waiting claimers wake.
  * @returns the released tasks, by plan and id.
  */
 export async function releaseWhere(tx: Db, condition: SQL, reason: string): Promise<TaskRecord[]> {
@@ -50,6 +52,10 @@ export async function releaseWhere(tx: Db, condition: SQL, reason: string): Prom
         worker_id: ownerOf.get(`${task.planId}\u0000${task.id}`) ?? null,
       },
     })),
+  );
+  await signalReady(
+    tx,
+    released.map((task) => task.planId),
   );
   return released;
 }

@@ -7,6 +7,7 @@ import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
 import { translateError } from "../errors.js";
 import { applyMigrations } from "../migrate.js";
+import { pgliteReadyListener } from "../ready/listen-pglite.js";
 import type { Store } from "../store.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
 
@@ -37,6 +38,7 @@ async function openPglite(client: PGlite, lock: StoreLock | undefined): Promise<
   const db = await migratedPglite(client);
   return createStore(db, {
     driver: "pglite",
+    listenForReady: pgliteReadyListener(client),
     close: async () => {
       try {
         await client.close();

@@ -7,6 +7,7 @@ import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
 import { translateError } from "../errors.js";
 import { appliedCount, applyMigrations, shippedCount } from "../migrate.js";
+import { postgresReadyListener } from "../ready/listen-postgres.js";
 import type { Store } from "../store.js";
 
 /**
@@ -35,7 +36,11 @@ export async function openPostgresStore(url: string, options: { max?: number } =
     await pool.end().catch(() => {});
     throw translateError(error);
   }
-  return createStore(db, { driver: "postgres", close: () => pool.end() });
+  return createStore(db, {
+    driver: "postgres",
+    close: () => pool.end(),
+    listenForReady: postgresReadyListener(url),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  allowedFrom,
   EVENT_TYPES,
   type ImportResult,
   PlanInvalid,
@@ -13,6 +14,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { LEASED } from "../lease.js";
+import { signalReady } from "../ready/signal-ready.js";
 import { type PlanRow, type TaskRow, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
@@ -57,6 +59,7 @@ export async function importPlan(tx: Db, plan: PlanSpec): Promise<ImportResult> 
   assertDependenciesKnown(plan, fresh, statusOf);
 
   await insertTasks(tx, plan.id, fresh, statusOf);
+  if (fresh.some((task) => isReady(task, statusOf))) await signalReady(tx, [plan.id]);
   await insertEvents(
     tx,
     fresh.map((task) => ({
@@ -118,6 +121,14 @@ async function insertTasks(
   for (let i = 0; i < edges.length; i += EDGE_BATCH) {
     await tx.insert(taskDeps).values(edges.slice(i, i + EDGE_BATCH));
   }
+}
+
+/** A new task a worker may claim at once: claimable status and every dependency `DONE`. */
+function isReady(task: TaskSpec, statusOf: ReadonlyMap<string, TaskStatus>): boolean {
+  return (
+    allowedFrom("CLAIM").includes(initialStatus(task)) &&
+    task.dependencies.every((dep) => statusOf.get(dep) === "DONE")
+  );
 }
 
 function uniqueDeps(task: TaskSpec): string[] {

@@ -4,6 +4,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { bumpVersion, NO_CLAIM } from "../lease.js";
+import { signalReady } from "../ready/signal-ready.js";
 import { lockPlan } from "./add-spend.js";
 
 /**
@@ -47,5 +48,7 @@ export async function resetPlan(tx: Db, planId: string, mode: "keep_tasks" | "ha
       payload: { reason: "manual_reset", mode: "keep_tasks", version: row.version },
     })),
   );
+  // A plan with tasks has a task without dependencies (plans are acyclic), now ready again.
+  if (rows.length > 0) await signalReady(tx, [planId]);
   return rows.length;
 }

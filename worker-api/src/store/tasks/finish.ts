@@ -1,4 +1,5 @@
 import {
+  allowedFrom,
   EVENT_TYPES,
   type FinishResult,
   type JsonObject,
@@ -14,6 +15,7 @@ import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { NO_CLAIM } from "../lease.js";
 import { addSpend, assertCost, lockPlan } from "../plans/add-spend.js";
+import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
 import { fencedUpdate } from "./fence.js";
 
@@ -76,14 +78,19 @@ export async function lockPlanOfTask(tx: Db, fence: TaskFence): Promise<void> {
   }
 }
 
-/** One dependency of each dependent of `taskId` is now `DONE`. */
+/** One dependency of each dependent of `taskId` is now `DONE`; signals the plan if one became ready. */
 async function releaseDependents(tx: Db, planId: string, taskId: string): Promise<void> {
   const dependents = tx
     .select({ id: taskDeps.taskId })
     .from(taskDeps)
     .where(and(eq(taskDeps.planId, planId), eq(taskDeps.dependsOn, taskId)));
-  await tx
+  const counted = await tx
     .update(tasks)
     .set({ unfinishedDeps: sql`${tasks.unfinishedDeps} - 1`, updatedAt: sql`now()` })
-    .where(and(eq(tasks.planId, planId), inArray(tasks.id, dependents)));
+    .where(and(eq(tasks.planId, planId), inArray(tasks.id, dependents)))
+    .returning({ status: tasks.status, unfinishedDeps: tasks.unfinishedDeps });
+  const claimable: readonly string[] = allowedFrom("CLAIM");
+  if (counted.some((row) => row.unfinishedDeps === 0 && claimable.includes(row.status))) {
+    await signalReady(tx, [planId]);
+  }
 }

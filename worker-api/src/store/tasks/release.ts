@@ -5,6 +5,7 @@ import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { NO_CLAIM } from "../lease.js";
 import { addSpend, assertCost } from "../plans/add-spend.js";
+import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
 import { fencedUpdate } from "./fence.js";
 import { lockPlanOfTask } from "./finish.js";
@@ -12,7 +13,7 @@ import { lockPlanOfTask } from "./finish.js";
 /**
  * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
  * cleared, ready to claim again. The cost of an interrupted attempt, if given, counts like a finished
- * one's. Writes `RELEASE` `{version, reason, worker_id}`.
+ * one's. Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting claimers.
  * @throws {VersionConflict} @throws {NotOwner}
  */
 export async function release(
@@ -36,5 +37,6 @@ export async function release(
     },
   ]);
   await addSpend(tx, fence.planId, fence.taskId, cost);
+  await signalReady(tx, [row.planId]);
   return toTaskRecord(row);
 }
