@@ -33,6 +33,17 @@ export type AuthPort = {
 export type WorkCoordinator = {
   waitForWork(planId: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<void>;
   notifyWork(planId: string): void;
+  /**
+   * True when the coordinator hears the store's own ready signals (sent in the transaction that made a
+   * task ready), so routes skip `notifyWork` after store writes: a second wake for the same task would
+   * only cost a parked claim a wasted claim transaction.
+   */
+  readonly listensToStore?: boolean;
+  /**
+   * True when the coordinator itself wakes a parked claim of each plan every `claimRecheckMs`; the claim
+   * route then parks for its whole bound at once instead of every parked request re-checking the database.
+   */
+  readonly rechecks?: boolean;
 };
 
 /**
@@ -62,6 +73,8 @@ export type AppDeps = {
   events?: EventSink;
   settings: AppSettings;
   log?: Logger;
+  /** Aborted when the host shuts down: parked claims answer 204 at once and new ones do not park. */
+  stopping?: AbortSignal;
 };
 
 /**

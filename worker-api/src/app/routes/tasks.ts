@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import { readBody } from "../body.js";
 import { asWorker, costFromBody, resolvePlanId } from "../caller.js";
 import type { AppDeps } from "../deps.js";
+import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
 
 /**
@@ -17,32 +18,20 @@ import { toPlanPayload, toTaskPayload } from "../payload.js";
  * mutation by owner and version (409 on a lost lease or a stale version).
  */
 export function taskRoutes(deps: AppDeps) {
-  const { settings } = deps;
-  const notify = (planId: string) => deps.coordinator?.notifyWork(planId);
+  // A coordinator that hears the store's own ready signals needs no second wake-up for the same write.
+  const notify = (planId: string) => {
+    if (!deps.coordinator?.listensToStore) deps.coordinator?.notifyWork(planId);
+  };
 
   return new Hono()
     .post("/claim", async (c) => {
       const body = await readBody(c, claimRequestSchema);
-      const deadline = Date.now() + settings.claimWaitMs;
-      for (;;) {
-        const claimed = await asWorker(deps, c, body.worker_id, async (store) => {
-          const task = await store.claim({
-            planId: body.plan_id,
-            workerId: body.worker_id,
-            leaseMs: settings.leaseMs,
-          });
-          return task && { task, plan: await store.getPlan(task.planId) };
-        });
-        if (claimed) {
-          return c.json({
-            task: toTaskPayload(claimed.task),
-            plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
-          });
-        }
-        const remainingMs = deadline - Date.now();
-        if (remainingMs <= 0 || !deps.coordinator) return c.body(null, 204);
-        await deps.coordinator.waitForWork(body.plan_id, remainingMs, c.req.raw.signal);
-      }
+      const claimed = await claimWithinBound(deps, c, body);
+      if (!claimed) return c.body(null, 204);
+      return c.json({
+        task: toTaskPayload(claimed.task),
+        plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
+      });
     })
     .post("/:taskId/start", async (c) => {
       const body = await readBody(c, startRequestSchema);

@@ -1,0 +1,87 @@
+import { type ClaimRequest, PlanNotFound, type PlanRecord, type TaskRecord } from "@whilly/core";
+import type { Context } from "hono";
+import type { Store } from "../store/store.js";
+import { asWorker } from "./caller.js";
+import type { AppDeps } from "./deps.js";
+
+/** A claim the caller will be told about. */
+export type Claimed = { readonly task: TaskRecord; readonly plan: PlanRecord | undefined };
+
+/**
+ * The long poll behind `POST /tasks/claim`. Tries to claim; when nothing is ready it parks on the
+ * coordinator (holding no database connection) until a task of the plan may have become ready, then
+ * tries again, for at most `settings.claimWaitMs` in all. Without a coordinator, or with a wait bound
+ * of 0, it tries once.
+ *
+ * - A plan that does not exist yet is treated as one with nothing ready: a worker may start before
+ *   its plan is imported, and the import wakes it.
+ * - A client that hung up is never handed a task: no claim is made once its request is aborted, and a
+ *   task claimed while it was leaving goes straight back to `PENDING` (`RELEASE`, reason `client_gone`).
+ * - A claim that was woken and got a task wakes the next parked claim of the plan, since more tasks
+ *   may be ready than claims were woken; the chain ends at the first claim that finds nothing.
+ * - When the host is stopping (`deps.stopping`), parked claims answer at once and new ones do not park.
+ * @returns the claimed task and its plan, or `undefined` for 204.
+ * @throws {Unauthorized} @throws {Forbidden} as {@link asWorker} does.
+ */
+export async function claimWithinBound(
+  deps: AppDeps,
+  c: Context,
+  body: ClaimRequest,
+): Promise<Claimed | undefined> {
+  const { settings, coordinator, stopping } = deps;
+  const gone = c.req.raw.signal;
+  const interrupt = stopping ? AbortSignal.any([gone, stopping]) : gone;
+  const deadline = Date.now() + settings.claimWaitMs;
+  let woken = false;
+  for (;;) {
+    if (gone.aborted) return undefined;
+    // Hand the wake-up on as soon as the claim commits, before the rest of the answer is read.
+    const handOn = woken && coordinator ? () => coordinator.notifyWork(body.plan_id) : undefined;
+    const outcome = await asWorker(deps, c, body.worker_id, (store) =>
+      claimOnce(store, body, settings.leaseMs, gone, handOn),
+    );
+    if (outcome === "client_gone") {
+      deps.log?.("info", "claim.client_gone", { plan_id: body.plan_id, worker_id: body.worker_id });
+      return undefined;
+    }
+    if (outcome) return outcome;
+    const remainingMs = deadline - Date.now();
+    if (remainingMs <= 0 || !coordinator || stopping?.aborted) return undefined;
+    const waitMs = coordinator.rechecks ? remainingMs : Math.min(remainingMs, settings.claimRecheckMs);
+    await coordinator.waitForWork(body.plan_id, waitMs, interrupt);
+    woken = true;
+  }
+}
+
+/**
+ * One claim attempt in one store scope; hands the task back when the client left meanwhile.
+ * @param onClaimed called once a task is claimed for a client still there.
+ */
+async function claimOnce(
+  store: Store,
+  body: ClaimRequest,
+  leaseMs: number,
+  gone: AbortSignal,
+  onClaimed: (() => void) | undefined,
+): Promise<Claimed | "client_gone" | undefined> {
+  let task: TaskRecord | undefined;
+  try {
+    task = await store.claim({ planId: body.plan_id, workerId: body.worker_id, leaseMs, start: body.start });
+  } catch (error) {
+    if (error instanceof PlanNotFound) return undefined;
+    throw error;
+  }
+  if (!task) return undefined;
+  if (gone.aborted) {
+    await store.release({
+      planId: task.planId,
+      taskId: task.id,
+      workerId: body.worker_id,
+      version: task.version,
+      reason: "client_gone",
+    });
+    return "client_gone";
+  }
+  onClaimed?.();
+  return { task, plan: await store.getPlan(task.planId) };
+}
