@@ -15,6 +15,12 @@ export const EVENT_TYPES = {
   planCreated: "plan.created",
   planApplied: "plan.applied",
   planBudgetExceeded: "plan.budget_exceeded",
+  /**
+   * Not a transition: the offline sweep found a worker silent and took its tasks back. One per plan it
+   * held tasks in, `{workers, released}` (the workers the sweep marked offline, the task ids it took back),
+   * written through the event buffer.
+   */
+  workerOffline: "worker.offline",
 } as const;
 
 /** One of the values of {@link EVENT_TYPES}. */
@@ -22,6 +28,12 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 
 /**
  * Why a task went back to `PENDING`: the worker let it go (`shutdown`), its lease ran out
- * (`visibility_timeout`), or its worker stopped heartbeating or is gone (`worker_offline`).
+ * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), or the claim's
+ * client hung up before it could be told (`client_gone`).
  */
-export type ReleaseReason = "shutdown" | "visibility_timeout" | "worker_offline" | (string & {});
+export type ReleaseReason =
+  | "shutdown"
+  | "visibility_timeout"
+  | "worker_offline"
+  | "client_gone"
+  | (string & {});
