@@ -2,6 +2,7 @@ import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
+import { serverCommand } from "./commands/server.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -45,7 +46,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       );
     })
     .exitProcess(false);
-  for (const register of [planCommand, runCommand, dbCommand, workerCommand]) register(parser, ctx);
+  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand])
+    register(parser, ctx);
   try {
     // A bare `whilly` shows the help, as the seed did, rather than a usage error.
     const args = argv.length === 0 ? ["--help"] : [...argv];

@@ -1,0 +1,117 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  baseEnv,
+  makeRepo,
+  makeStoreTemplate,
+  removeAll,
+  runCli,
+  scratchDir,
+  spawnBin,
+  waitFor,
+} from "../../../test/support/cli.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
+
+afterAll(() => removeAll());
+
+const BOOTSTRAP = "bootstrap-s3cret-0c4e1f";
+
+type LogLine = { level: string; event: string; [key: string]: unknown };
+
+function logLines(stderr: string): LogLine[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Starts `whilly server --port 0` as a child process and waits for the URL it prints. */
+async function startServer(cwd: string, env: Record<string, string | undefined>) {
+  const proc = spawnBin(["server", "--port", "0"], { cwd, env: baseEnv(env) });
+  const url = await waitFor(
+    "the server's URL on stdout",
+    () => /^(http:\/\/\S+)\n/m.exec(proc.out())?.[1],
+    30_000,
+  );
+  return { proc, url };
+}
+
+describe("whilly server", () => {
+  it("refuses to start without WHILLY_WORKER_BOOTSTRAP_TOKEN, naming it (exit 2)", async () => {
+    const cwd = scratchDir();
+    const result = await runCli(["server"], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
+    // Checked before any I/O: no embedded store was created.
+    expect(existsSync(join(cwd, ".whilly"))).toBe(false);
+  });
+
+  it("rejects a bad --port as a usage error", async () => {
+    const result = await runCli(["server", "--port", "70000"], {
+      cwd: scratchDir(),
+      env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot" }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("--port must be a whole number from 0 to 65535");
+  });
+
+  describe.skipIf(!postgresAvailable())("on Postgres", () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+    });
+    afterAll(async () => database?.drop());
+
+    it("runs as a child process, answers /health, and exits 0 on SIGTERM after a graceful stop", async () => {
+      const { proc, url } = await startServer(scratchDir(), {
+        WHILLY_DATABASE_URL: database.url,
+        WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP,
+      });
+      try {
+        const health = await fetch(`${url}/health`);
+        expect(health.status).toBe(200);
+        expect(await health.json()).toEqual({ status: "ok" });
+        expect(logLines(proc.err())).toContainEqual(
+          expect.objectContaining({ event: "server.listening", store: "postgres", listens_to_store: true }),
+        );
+      } finally {
+        proc.child.kill("SIGTERM");
+      }
+      const done = await proc.done;
+      expect(done.code).toBe(0);
+      const events = logLines(done.err).map((line) => line.event);
+      expect(events).toEqual(
+        expect.arrayContaining(["server.stopping", "event_buffer.drained", "server.stopped"]),
+      );
+      // No secret reaches the log.
+      expect(done.err).not.toContain('boot"');
+    });
+  });
+
+  describe("on the embedded store", () => {
+    let template: string;
+    beforeAll(async () => {
+      template = await makeStoreTemplate();
+    });
+
+    it("serves .whilly/ as its one owner: other commands on that store are refused while it runs", async () => {
+      const repo = makeRepo(template);
+      const { proc, url } = await startServer(repo, { WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot" });
+      try {
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        expect(logLines(proc.err())).toContainEqual(
+          expect.objectContaining({ event: "server.listening", store: "pglite" }),
+        );
+        const other = await runCli(["plan", "list"], { cwd: repo });
+        expect(other.code).not.toBe(0);
+        expect(other.err).toContain("in use by another whilly process");
+      } finally {
+        proc.child.kill("SIGINT");
+      }
+      expect((await proc.done).code).toBe(0);
+      // The lock went with the server.
+      expect((await runCli(["plan", "list"], { cwd: repo })).code).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,60 @@
+import { createTokenAuth, jsonLogger, parseServerSettings, startNodeServer } from "@whilly/worker-api";
+import type { Argv } from "yargs";
+import type { CliContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { parseCliSettings } from "../settings.js";
+import { openCliStore } from "../store/open-store.js";
+
+/**
+ * `whilly server [--port 8000] [--host 127.0.0.1]`: the control plane over HTTP for remote workers.
+ * Serves Postgres when `WHILLY_DATABASE_URL` is set, else the embedded store in `.whilly/` (the server
+ * then owns it: other whilly commands on that store wait for it to stop). Logs JSON lines to stderr and
+ * prints its URL on stdout; SIGTERM or SIGINT shut it down gracefully (exit 0).
+ */
+export function serverCommand(y: Argv, ctx: CliContext): Argv {
+  return y.command(
+    "server",
+    "Serve the control plane over HTTP for whilly-worker processes",
+    (a) =>
+      a
+        .option("port", { type: "number", default: 8000, describe: "TCP port (0: any free port)" })
+        .option("host", {
+          type: "string",
+          default: "127.0.0.1",
+          describe: "interface to bind; 0.0.0.0 lets workers on other machines connect",
+        })
+        .epilogue(
+          "Environment: WHILLY_WORKER_BOOTSTRAP_TOKEN (required), WHILLY_DATABASE_URL, WHILLY_WORKER_TOKEN " +
+            "(deprecated), WHILLY_TOKEN_SECRET, WHILLY_VISIBILITY_TIMEOUT (s, 900), WHILLY_HEARTBEAT_TIMEOUT " +
+            "(s, 120), WHILLY_SWEEP_INTERVAL (s, 15), WHILLY_CLAIM_TIMEOUT (s, 30), WHILLY_CLAIM_RECHECK (s, 5).",
+        ),
+    async (args) => {
+      const port = args.port;
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+        throw new UsageError(`--port must be a whole number from 0 to 65535; got '${port}'`);
+      }
+      const settings = parseServerSettings(ctx.io.env);
+      const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
+      const log = jsonLogger(ctx.io.err);
+      const auth = createTokenAuth({ ...settings.auth, log });
+      const store = await openCliStore(storeSettings, ctx.io);
+      try {
+        const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });
+        ctx.io.out.write(`${server.url}\n`);
+        await stopped(ctx.io.interrupt);
+        await server.close();
+      } finally {
+        await store.close();
+      }
+    },
+  );
+}
+
+/** Resolves when the process is asked to stop (never, without an interrupt signal). */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}

@@ -1,0 +1,132 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { createApp } from "../app/app.js";
+import type { AuthPort, Logger } from "../app/deps.js";
+import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
+import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buffer.js";
+import type { Store } from "../store/store.js";
+import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
+import { closeHttpServer, trackConnections } from "./close-http.js";
+import type { ServerSettings } from "./settings.js";
+
+/** Options of {@link startNodeServer}. */
+export type NodeServerOptions = {
+  /** The store to serve; the caller opened it and closes it after {@link NodeServer.close}. */
+  readonly store: Store;
+  readonly settings: ServerSettings;
+  readonly auth: AuthPort;
+  /** TCP port; 0 picks a free one (see {@link NodeServer.url}). Default 8000. */
+  readonly port?: number | undefined;
+  /** Interface to bind; default `127.0.0.1` (this machine only). `0.0.0.0` serves other machines. */
+  readonly host?: string | undefined;
+  readonly log?: Logger | undefined;
+};
+
+/** A running control plane on Node. */
+export type NodeServer = {
+  /** Base URL, e.g. `http://127.0.0.1:8000`. */
+  readonly url: string;
+  readonly coordinator: Coordinator;
+  readonly events: EventBuffer;
+  readonly sweeper: Sweeper;
+  /**
+   * Shuts down gracefully: parked claims answer 204, sweeps stop, the listener stops accepting and
+   * in-flight requests finish (connections still open after `graceMs`, default 10 s, are cut), the
+   * event buffer drains, and the coordinator stops listening. Does not close the store.
+   */
+  close(graceMs?: number): Promise<void>;
+};
+
+/**
+ * Serves the control plane (`createApp`) over HTTP on Node with `@hono/node-server`, the `whilly
+ * server` host. Besides the routes it runs what a long-lived control plane needs: the coordinator
+ * that wakes parked claims (in-process, plus Postgres LISTEN/NOTIFY so replicas sharing a database
+ * wake each other), the lease and worker sweeps on a timer, and the event buffer.
+ * @throws when the port cannot be bound (e.g. `EADDRINUSE`) or the store's ready signals cannot be
+ *   subscribed; nothing is left running then.
+ */
+export async function startNodeServer(options: NodeServerOptions): Promise<NodeServer> {
+  const { store, settings, log } = options;
+  const withStore = <T>(use: (s: Store) => Promise<T>) => use(store);
+  const stopping = new AbortController();
+  const coordinator = await startCoordinator({ store, recheckMs: settings.app.claimRecheckMs, log });
+  const events = createEventBuffer({
+    write: (batch) => store.appendEvents(batch),
+    maxDelayMs: settings.eventFlushMs,
+    log,
+  });
+  const app = createApp({
+    withStore,
+    auth: options.auth,
+    coordinator,
+    events,
+    settings: settings.app,
+    ...(log ? { log } : {}),
+    stopping: stopping.signal,
+  });
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const connections = trackConnections(server);
+  try {
+    await listen(server, options.port ?? 8000, options.host ?? "127.0.0.1");
+  } catch (error) {
+    await coordinator.close();
+    throw error;
+  }
+  const sweeper = startSweeper({
+    withStore,
+    intervalMs: settings.sweepIntervalMs,
+    heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+    coordinator,
+    events,
+    log,
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${urlHost(address.address)}:${address.port}`;
+  log?.("info", "server.listening", {
+    url,
+    store: store.driver,
+    lease_ms: settings.app.leaseMs,
+    heartbeat_timeout_ms: settings.heartbeatTimeoutMs,
+    sweep_interval_ms: settings.sweepIntervalMs,
+    claim_wait_ms: settings.app.claimWaitMs,
+    listens_to_store: coordinator.listensToStore === true,
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = async (graceMs = 10_000) => {
+    log?.("info", "server.stopping", { parked_claims: coordinator.waiting });
+    stopping.abort();
+    await sweeper.stop();
+    const cut = await closeHttpServer(server, connections, graceMs);
+    if (cut > 0) log?.("warn", "server.connections_cut", { connections: cut, grace_ms: graceMs });
+    const lost = await events.drain();
+    await coordinator.close();
+    log?.("info", "server.stopped", { events_lost: lost });
+  };
+  return {
+    url,
+    coordinator,
+    events,
+    sweeper,
+    close: (graceMs) => {
+      closing ??= close(graceMs);
+      return closing;
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}
+
+function urlHost(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
+}

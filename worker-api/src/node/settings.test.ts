@@ -1,0 +1,54 @@
+import { ConfigurationError } from "@whilly/core";
+import { describe, expect, it } from "vitest";
+import { parseServerSettings } from "./settings.js";
+
+describe("parseServerSettings", () => {
+  it("uses the documented defaults", () => {
+    const settings = parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: " boot " });
+    expect(settings).toEqual({
+      app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5000 },
+      heartbeatTimeoutMs: 120_000,
+      sweepIntervalMs: 15_000,
+      eventFlushMs: 100,
+      auth: {
+        bootstrapToken: "boot",
+        legacyToken: undefined,
+        signingSecret: undefined,
+        suppressLegacyWarning: false,
+      },
+    });
+  });
+
+  it("reads fractional seconds, so tests can use short leases", () => {
+    const settings = parseServerSettings({
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot",
+      WHILLY_VISIBILITY_TIMEOUT: "1.5",
+      WHILLY_HEARTBEAT_TIMEOUT: "0.5",
+      WHILLY_SWEEP_INTERVAL: "0.1",
+      WHILLY_CLAIM_TIMEOUT: "2",
+      WHILLY_CLAIM_RECHECK: "0.25",
+      WHILLY_EVENT_FLUSH_MS: "20",
+      WHILLY_WORKER_TOKEN: "shared",
+      WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
+    });
+    expect(settings.app).toEqual({ leaseMs: 1500, claimWaitMs: 2000, claimRecheckMs: 250 });
+    expect([settings.heartbeatTimeoutMs, settings.sweepIntervalMs, settings.eventFlushMs]).toEqual([
+      500, 100, 20,
+    ]);
+    expect(settings.auth).toMatchObject({ legacyToken: "shared", suppressLegacyWarning: true });
+  });
+
+  it("names every missing or bad variable at once", () => {
+    let caught: unknown;
+    try {
+      parseServerSettings({ WHILLY_VISIBILITY_TIMEOUT: "soon", WHILLY_CLAIM_TIMEOUT: "31" });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigurationError);
+    const message = (caught as Error).message;
+    expect(message).toContain("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
+    expect(message).toContain("WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds; got 'soon'");
+    expect(message).toContain("WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30; got '31'");
+  });
+});
