@@ -1,13 +1,74 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: { conditions: ["source"] },
   test: {
-    include: ["{core,worker-api,agent,cli,drizzle,test}/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "**/dist/**"],
-    globalSetup: ["./test/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "node",
+          include: ["{core,worker-api,agent,cli,drizzle,test}/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "**/dist/**", "test/workerd/**"],
+          globalSetup: ["./test/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: "forks",
+        },
+      },
+      {
+        // The Workers build in workerd: the Worker of wrangler.toml with its Durable Objects, reaching the
+        // test Postgres through the Neon driver and the proxy the global setup starts.
+        extends: true,
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            main: "./worker-api/src/workers/entry-workers.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                WHILLY_DATABASE_URL: inject("workerdDatabaseUrl") ?? "",
+                WHILLY_NEON_WS_PROXY: inject("neonWsProxy") ?? "",
+                WHILLY_WORKER_BOOTSTRAP_TOKEN: "workerd-test-bootstrap-token",
+                // A parked claim answers only when woken (no early recheck): a lost wake-up fails a test.
+                WHILLY_CLAIM_TIMEOUT: "30",
+                WHILLY_CLAIM_RECHECK: "30",
+                // The sweep test makes a worker fall silent; nothing else runs a sweep.
+                WHILLY_HEARTBEAT_TIMEOUT: "0.5",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workerd",
+          include: ["test/workerd/**/*.test.ts"],
+          globalSetup: ["./test/workerd/global-setup.ts"],
+          // One database and one proxy serve every file; a test that makes the proxy refuse
+          // connections must not overlap another file's queries.
+          fileParallelism: false,
+          isolate: false,
+          // workerd loads every module through Vite; pre-bundling the big dependencies once makes the
+          // Worker's first request take about a second instead of ten.
+          deps: {
+            optimizer: {
+              ssr: {
+                enabled: true,
+                include: [
+                  "zod",
+                  "hono",
+                  "drizzle-orm",
+                  "drizzle-orm/pg-core",
+                  "drizzle-orm/neon-serverless",
+                  "@neondatabase/serverless",
+                  "jose",
+                ],
+              },
+            },
+          },
+          testTimeout: 15_000,
+          hookTimeout: 30_000,
+        },
+      },
+    ],
   },
 });

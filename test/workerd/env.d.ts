@@ -1,0 +1,17 @@
+import type { DurableBindings } from "../../worker-api/src/workers/durable.js";
+
+// The Worker under test, as `cloudflare:workers` exposes it to the tests: its bindings (`env`) and
+// its main module's exports (`exports.default`, the Durable Object classes).
+declare global {
+  namespace Cloudflare {
+    interface Env extends DurableBindings {
+      readonly WHILLY_DATABASE_URL: string;
+      readonly WHILLY_NEON_WS_PROXY: string;
+      readonly WHILLY_WORKER_BOOTSTRAP_TOKEN: string;
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../../worker-api/src/workers/entry-workers.js");
+      durableNamespaces: "Coordinator" | "EventBuffer";
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../worker-api/src/workers/entry-workers.js";
+import { parseWorkersSettings } from "../../worker-api/src/workers/settings.js";
+
+const minimal = {
+  WHILLY_DATABASE_URL: "postgresql://app:secret@ep-example.neon.tech/whilly?sslmode=require",
+  WHILLY_WORKER_BOOTSTRAP_TOKEN: "join-secret",
+};
+
+describe("the Worker's settings", () => {
+  it("reads the secrets and applies the documented defaults (seconds turned into ms)", () => {
+    const settings = parseWorkersSettings({ ...minimal, COORDINATOR: {}, UNRELATED: 42 });
+    expect(settings).toEqual({
+      database: { url: minimal.WHILLY_DATABASE_URL, wsProxy: undefined },
+      app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5_000 },
+      heartbeatTimeoutMs: 120_000,
+      eventFlushMs: 100,
+      auth: {
+        bootstrapToken: "join-secret",
+        legacyToken: undefined,
+        signingSecret: undefined,
+        suppressLegacyWarning: false,
+      },
+    });
+  });
+
+  it("takes fractional seconds, the proxy and the legacy token switches", () => {
+    const settings = parseWorkersSettings({
+      ...minimal,
+      WHILLY_VISIBILITY_TIMEOUT: "1.5",
+      WHILLY_CLAIM_TIMEOUT: "0.25",
+      WHILLY_NEON_WS_PROXY: "127.0.0.1:5433",
+      WHILLY_WORKER_TOKEN: " shared ",
+      WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
+    });
+    expect(settings.app.leaseMs).toBe(1500);
+    expect(settings.app.claimWaitMs).toBe(250);
+    expect(settings.database.wsProxy).toBe("127.0.0.1:5433");
+    expect(settings.auth).toMatchObject({ legacyToken: "shared", suppressLegacyWarning: true });
+  });
+
+  it("names every bad variable at once", () => {
+    const parse = () =>
+      parseWorkersSettings({
+        WHILLY_DATABASE_URL: "mysql://nope",
+        WHILLY_CLAIM_TIMEOUT: "45",
+        WHILLY_HEARTBEAT_TIMEOUT: "soon",
+        WHILLY_TOKEN_SECRET: "short",
+        WHILLY_NEON_WS_PROXY: "ws://127.0.0.1:5433",
+      });
+    expect(parse).toThrow(/WHILLY_DATABASE_URL must start with postgres/);
+    expect(parse).toThrow(/WHILLY_WORKER_BOOTSTRAP_TOKEN is not set/);
+    expect(parse).toThrow(/WHILLY_CLAIM_TIMEOUT must be a positive number up to 30/);
+    expect(parse).toThrow(/WHILLY_HEARTBEAT_TIMEOUT must be a positive number/);
+    expect(parse).toThrow(/WHILLY_TOKEN_SECRET must be at least 32 characters/);
+    expect(parse).toThrow(/WHILLY_NEON_WS_PROXY must be host:port/);
+  });
+
+  it("answers every request with a 500 bad_environment envelope naming the variable", async () => {
+    const broken = { ...env, WHILLY_DATABASE_URL: "" };
+    for (const path of ["/health", "/tasks/claim"]) {
+      const response = await worker.fetch(
+        new Request(`http://whilly.test${path}`),
+        broken,
+        createExecutionContext(),
+      );
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({
+        error_code: "bad_environment",
+        detail: expect.stringContaining("WHILLY_DATABASE_URL is not set"),
+        task_id: null,
+      });
+    }
+  });
+});
