@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import type { TaskRecord } from "@whilly/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
@@ -231,6 +232,19 @@ describe("the claim long poll", () => {
     const reply = await pending;
     expect(reply.status).toBe(204);
     expect(reply.at - stopped).toBeLessThan(WOKEN_WITHIN_MS);
+  });
+});
+
+describe("the host's stopping signal", () => {
+  it("keeps no listener per finished claim", async () => {
+    const stopping = new AbortController();
+    const quick = app({
+      stopping: stopping.signal,
+      settings: { leaseMs: 60_000, claimWaitMs: 20, claimRecheckMs: 20 },
+    });
+    const planId = newPlanId();
+    await Promise.all(["w1", "w2", "w3"].map((w) => claim(quick, w, planId)));
+    expect(getEventListeners(stopping.signal, "abort")).toHaveLength(0);
   });
 });
 

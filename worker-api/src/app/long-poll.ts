@@ -28,10 +28,35 @@ export async function claimWithinBound(
   c: Context,
   body: ClaimRequest,
 ): Promise<Claimed | undefined> {
+  const { settings, stopping } = deps;
+  const gone = c.req.raw.signal;
+  console.log("DBG raw same", c.req.raw.signal === gone, c.req.raw.signal === c.req.raw.signal);
+  const deadline = Date.now() + settings.claimWaitMs;
+  // One signal for "stop waiting": the client left or the host is stopping. Plain listeners, removed at
+  // the end, because AbortSignal.any on the server-long `stopping` signal keeps a reference per request.
+  const interrupt = new AbortController();
+  const stop = () => interrupt.abort();
+  gone.addEventListener("abort", stop, { once: true });
+  stopping?.addEventListener("abort", stop, { once: true });
+  try {
+    return await pollUntilClaimed(deps, c, body, deadline, interrupt.signal);
+  } finally {
+    gone.removeEventListener("abort", stop);
+    stopping?.removeEventListener("abort", stop);
+  }
+}
+
+/** The claim loop of {@link claimWithinBound}: try, park until `interrupt` or a wake-up, try again. */
+async function pollUntilClaimed(
+  deps: AppDeps,
+  c: Context,
+  body: ClaimRequest,
+  deadline: number,
+  interrupt: AbortSignal,
+): Promise<Claimed | undefined> {
   const { settings, coordinator, stopping } = deps;
   const gone = c.req.raw.signal;
-  const interrupt = stopping ? AbortSignal.any([gone, stopping]) : gone;
-  const deadline = Date.now() + settings.claimWaitMs;
+  console.log("DBG raw same", c.req.raw.signal === gone, c.req.raw.signal === c.req.raw.signal);
   let woken = false;
   for (;;) {
     if (gone.aborted) return undefined;
