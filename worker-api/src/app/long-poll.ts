@@ -30,7 +30,6 @@ export async function claimWithinBound(
 ): Promise<Claimed | undefined> {
   const { settings, stopping } = deps;
   const gone = c.req.raw.signal;
-  console.log("DBG raw same", c.req.raw.signal === gone, c.req.raw.signal === c.req.raw.signal);
   const deadline = Date.now() + settings.claimWaitMs;
   // One signal for "stop waiting": the client left or the host is stopping. Plain listeners, removed at
   // the end, because AbortSignal.any on the server-long `stopping` signal keeps a reference per request.
@@ -56,7 +55,6 @@ async function pollUntilClaimed(
 ): Promise<Claimed | undefined> {
   const { settings, coordinator, stopping } = deps;
   const gone = c.req.raw.signal;
-  console.log("DBG raw same", c.req.raw.signal === gone, c.req.raw.signal === c.req.raw.signal);
   let woken = false;
   for (;;) {
     if (gone.aborted) return undefined;
