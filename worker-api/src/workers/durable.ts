@@ -11,32 +11,19 @@ export type DurableBindings = {
 };
 
 /**
- * The execution context of each request, by the request's AbortSignal (which the claim route passes
- * on): once a client hangs up, only promises given to its `waitUntil` still run.
- */
-const requestContexts = new WeakMap<AbortSignal, { waitUntil(promise: Promise<unknown>): void }>();
-
-/** Lets {@link parkClaim} finish its clean-up after `request`'s client hangs up. */
-export function rememberRequestContext(
-  request: Request,
-  ctx: { waitUntil(promise: Promise<unknown>): void },
-): void {
-  requestContexts.set(request.signal, ctx);
-}
-
-/**
- * Parks a claim in its plan's Coordinator until woken, `timeoutMs` passes or `signal` aborts; on abort
- * the Coordinator is told to drop the wait. A failed call (the object was reset, or is unreachable)
- * waits out `fallbackMs` instead, so the claim loop re-reads the database at the recheck pace rather
- * than spinning.
+ * Parks a claim in its plan's Coordinator until woken, `timeoutMs` passes or `signal` aborts. On abort
+ * the wait is left parked in the Coordinator: `abandon` receives the call that drops it, for the caller
+ * to send from a context that still runs (a request whose client hung up can no longer do I/O of its
+ * own). A failed call (the object was reset, or is unreachable) waits out `fallbackMs` instead, so the
+ * claim loop re-reads the database at the recheck pace rather than spinning.
  */
 export async function parkClaim(
   bindings: DurableBindings,
   planId: string,
-  timeoutMs: number,
-  fallbackMs: number,
-  signal: AbortSignal | undefined,
+  wait: { timeoutMs: number; fallbackMs: number; signal: AbortSignal | undefined },
+  abandon: (drop: () => Promise<void>) => void,
 ): Promise<void> {
+  const { timeoutMs, fallbackMs, signal } = wait;
   if (signal?.aborted) return;
   const stub = bindings.COORDINATOR.get(bindings.COORDINATOR.idFromName(planId));
   const ticket = crypto.randomUUID();
@@ -51,13 +38,7 @@ export async function parkClaim(
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    if ((await Promise.race([parked, aborted])) === "aborted") {
-      // The request is over: only work handed to its waitUntil still runs.
-      const dropped = stub.abandon(ticket).catch(() => {});
-      const keepAlive = requestContexts.get(signal);
-      if (keepAlive) keepAlive.waitUntil(dropped);
-      else await dropped;
-    }
+    if ((await Promise.race([parked, aborted])) === "aborted") abandon(() => stub.abandon(ticket));
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

@@ -4,7 +4,7 @@ import { createTokenAuth } from "../auth/token-auth.js";
 import { openNeonStore } from "../store/open/neon.js";
 import type { Store } from "../store/store.js";
 import { offlineEvents, plansWithReleases, runSweep, type SweepResult } from "../sweeps/run-sweep.js";
-import { bufferEvents, type DurableBindings, rememberRequestContext, wakePlans } from "./durable.js";
+import { bufferEvents, type DurableBindings, wakePlans } from "./durable.js";
 import { log } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { settingsFor, type WorkersSettings } from "./settings.js";
@@ -33,7 +33,6 @@ export default {
   async fetch(request, env, ctx) {
     const runtime = runtimeFor(env);
     if (runtime instanceof ConfigurationError) return badEnvironment(runtime);
-    rememberRequestContext(request, ctx);
     try {
       return await runtime.app.fetch(request, env, ctx);
     } finally {

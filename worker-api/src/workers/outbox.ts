@@ -2,20 +2,23 @@ import type { EventSink, Logger, WorkCoordinator } from "../app/deps.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { bufferEvents, type DurableBindings, parkClaim, wakePlans } from "./durable.js";
 
-/** Wake-ups and events the app asked for that no ended request has sent yet. */
-type Pending = { plans: Set<string>; events: NewEvent[] };
+/** Wake-ups, events and dropped waits that no ended request has sent yet. */
+type Pending = { plans: Set<string>; events: NewEvent[]; drops: (() => Promise<void>)[] };
+
+const nothing = (): Pending => ({ plans: new Set(), events: [], drops: [] });
 
 /**
  * The Workers side of the control plane's coordinator and event-sink ports, shared by every request
  * of an isolate. Wake-ups and events are recorded, not sent, when the app asks: the app calls
  * `notifyWork` without awaiting it, and workerd cancels a request's unawaited I/O once its response
- * is out. The entry point sends what is recorded after each response is built ({@link Outbox.send}),
- * inside that request: events before the response leaves (they are in a Durable Object's storage
- * before the caller hears back), wake-ups through `waitUntil`. Whichever request ends first sends what
+ * is out (and all of it once its client hangs up). The entry point sends what is recorded after each
+ * response is built ({@link Outbox.send}), inside that request: events before the response leaves
+ * (they are in a Durable Object's storage before the caller hears back); wake-ups, and the parked
+ * waits of claims whose client hung up, through `waitUntil`. Whichever request ends first sends what
  * any request recorded, so nothing waits for a request that has not ended.
  */
 export class Outbox {
-  #pending: Pending = { plans: new Set(), events: [] };
+  #pending = nothing();
   readonly coordinator: WorkCoordinator;
   readonly events: EventSink;
 
@@ -27,7 +30,9 @@ export class Outbox {
       // The plan's Coordinator wakes one parked claim every recheck interval itself.
       rechecks: true,
       waitForWork: (planId, timeoutMs, signal) =>
-        parkClaim(bindings, planId, timeoutMs, options.recheckMs, signal),
+        parkClaim(bindings, planId, { timeoutMs, fallbackMs: options.recheckMs, signal }, (drop) => {
+          this.#pending.drops.push(drop);
+        }),
       notifyWork: (planId) => {
         this.#pending.plans.add(planId);
       },
@@ -44,9 +49,9 @@ export class Outbox {
    * Failures are logged; events that never reached a buffer are lost, like any unacknowledged write.
    */
   async send(ctx: { waitUntil(promise: Promise<unknown>): void }, log: Logger): Promise<void> {
-    const { plans, events } = this.#pending;
-    if (plans.size === 0 && events.length === 0) return;
-    this.#pending = { plans: new Set(), events: [] };
+    const { plans, events, drops } = this.#pending;
+    if (plans.size === 0 && events.length === 0 && drops.length === 0) return;
+    this.#pending = nothing();
     if (plans.size > 0) {
       ctx.waitUntil(
         wakePlans(this.bindings, plans).catch((error: unknown) =>
@@ -54,6 +59,8 @@ export class Outbox {
         ),
       );
     }
+    // A wait left behind would take a later wake-up from a live claim; failing that, the recheck covers.
+    for (const drop of drops) ctx.waitUntil(drop().catch(() => {}));
     if (events.length > 0) {
       await bufferEvents(this.bindings, events).catch((error: unknown) =>
         log("error", "event_buffer.append_failed", { events: events.length, error: String(error) }),
