@@ -43,6 +43,6 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   try {
     return await Promise.race([work, timeout]);
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
