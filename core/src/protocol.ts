@@ -85,8 +85,17 @@ export const releaseRequestSchema = z.strictObject({
 });
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 
-/** `POST /workers/{id}/heartbeat` body and reply. */
-export const heartbeatRequestSchema = z.strictObject({ worker_id: id });
+/**
+ * `POST /workers/{id}/heartbeat` body and reply. `tasks` (whilly's addition) names the tasks the worker
+ * is running: only their leases are renewed. Without it every lease the worker holds is renewed.
+ */
+export const heartbeatRequestSchema = z.strictObject({
+  worker_id: id,
+  tasks: z
+    .array(z.strictObject({ plan_id: id, task_id: id }))
+    .max(1000)
+    .optional(),
+});
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 export const heartbeatResponseSchema = z.object({ ok: z.boolean(), renewed: z.number().int().optional() });
 export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;

@@ -51,7 +51,8 @@ export type TaskClient = {
   complete(task: TaskPayload, report: AttemptReport): Promise<TaskPayload>;
   fail(task: TaskPayload, reason: string, report: AttemptReport): Promise<TaskPayload>;
   release(task: TaskPayload, reason: string): Promise<TaskPayload>;
-  heartbeat(): Promise<HeartbeatResponse>;
+  /** Renews the leases of `running` (every lease the worker holds when omitted). */
+  heartbeat(running?: readonly TaskPayload[]): Promise<HeartbeatResponse>;
 };
 
 /**
@@ -134,9 +135,11 @@ export function createTaskClient(options: {
       const body = { ...fence(task), reason };
       return required(await post(taskPath(task, "release"), body, taskResponseSchema), "release").task;
     },
-    async heartbeat() {
+    async heartbeat(running) {
       const path = `/workers/${encodeURIComponent(workerId)}/heartbeat`;
-      return required(await post(path, { worker_id: workerId }, heartbeatResponseSchema), "heartbeat");
+      const tasks = running?.map((t) => ({ plan_id: t.plan_id, task_id: t.id }));
+      const body = tasks === undefined ? { worker_id: workerId } : { worker_id: workerId, tasks };
+      return required(await post(path, body, heartbeatResponseSchema), "heartbeat");
     },
   };
 }

@@ -1,22 +1,26 @@
+import type { TaskPayload } from "@whilly/core";
 import type { TaskClient } from "../client/task-client.js";
 
 /**
  * Heartbeats on a timer of its own, so leases stay renewed while the agent runs for longer than the
  * visibility timeout. The first beat is immediate. Failures are reported and the timer keeps going.
  * @param intervalMs time between beats (ms); keep it well under the lease length.
+ * @param running the tasks the worker runs now: only their leases are renewed, so a task held without
+ *   the worker knowing (a lost claim reply) expires and goes back to the queue.
  * @returns a function that stops the timer.
  */
 export function startHeartbeat(
   client: TaskClient,
   intervalMs: number,
   onError: (error: Error) => void,
+  running: () => readonly TaskPayload[] = () => [],
 ): () => void {
   let inFlight = false;
   const beat = async () => {
     if (inFlight) return;
     inFlight = true;
     try {
-      await client.heartbeat();
+      await client.heartbeat(running());
     } catch (error) {
       onError(error instanceof Error ? error : new Error(String(error)));
     } finally {

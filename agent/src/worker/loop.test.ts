@@ -88,6 +88,37 @@ function loopOptions(client: TaskClient, overrides: Partial<WorkerLoopOptions> =
 const claimReply = { task: claimedTask, plan: null };
 
 describe("runWorkerLoop", () => {
+  it("heartbeats name only the task being run, so a claim whose reply was lost is not renewed", async () => {
+    const beats: (readonly string[] | undefined)[] = [];
+    const { client } = scriptedClient({
+      claim: [{ task: inProgress, plan: null }],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    client.heartbeat = async (running) => {
+      beats.push(running?.map((t) => `${t.plan_id}/${t.id}`));
+      return { ok: true };
+    };
+    let release: () => void = () => {};
+    const agentRunning = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { options } = loopOptions(client, {
+      heartbeatIntervalMs: 5,
+      runAttempt: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        release();
+        return ok;
+      },
+    });
+    const stats = await runWorkerLoop(options);
+    await agentRunning;
+    expect(stats.completed).toBe(1);
+    expect(beats[0]).toEqual([]);
+    expect(beats).toContainEqual(["p/T-1"]);
+    expect(beats.every((b) => b !== undefined)).toBe(true);
+  });
+
   it("counts a start whose reply was lost as started, when the retry finds the task IN_PROGRESS at the next version", async () => {
     const { client, calls } = scriptedClient({
       claim: [claimReply],

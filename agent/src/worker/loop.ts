@@ -64,13 +64,20 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       ...(options.backoff ? { backoff: options.backoff } : {}),
       onRetry: (error, delayMs) => emit({ kind: "retrying", what, delayMs, error }),
     });
-  const stopHeartbeat = startHeartbeat(client, options.heartbeatIntervalMs, (error) => {
-    if (isRefusal(error)) {
-      refused ??= error;
-      refusal.abort(error);
-    }
-    emit({ kind: "heartbeat_failed", error });
-  });
+  // The task between a claim's reply and its reported result; heartbeats renew only its lease.
+  let current: TaskPayload | undefined;
+  const stopHeartbeat = startHeartbeat(
+    client,
+    options.heartbeatIntervalMs,
+    (error) => {
+      if (isRefusal(error)) {
+        refused ??= error;
+        refusal.abort(error);
+      }
+      emit({ kind: "heartbeat_failed", error });
+    },
+    () => (current ? [current] : []),
+  );
   try {
     let iterations = 0;
     while (mayClaim(iterations)) {
@@ -84,7 +91,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       }
       stats.claimed++;
       emit({ kind: "claimed", task: claimed.task });
-      await runOne(claimed.task, claimed.plan);
+      current = claimed.task;
+      try {
+        await runOne(claimed.task, claimed.plan);
+      } finally {
+        current = undefined;
+      }
     }
   } finally {
     stopHeartbeat();

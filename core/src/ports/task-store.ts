@@ -30,6 +30,9 @@ export type BlockedTask = {
   readonly blockedBy: readonly string[];
 };
 
+/** A task by its identity `(planId, taskId)`. */
+export type TaskRef = { readonly planId: string; readonly taskId: string };
+
 /** Identifies a task and fences a mutation: the caller's worker and the version it last saw. */
 export type TaskFence = {
   readonly planId: string;
@@ -120,10 +123,16 @@ export interface TaskStore {
   }): Promise<WorkerRecord>;
 
   /**
-   * Records a heartbeat and renews the leases of every task the worker holds to now + `leaseMs`.
+   * Records a heartbeat and renews to now + `leaseMs` the leases of the tasks the worker holds: every
+   * one, or only those in `running` when the worker says what it runs (a task it holds without knowing,
+   * because a claim reply was lost, then expires and returns to the queue).
    * @returns `ok: false` when the worker row does not exist; `renewed` counts renewed leases.
    */
-  heartbeat(workerId: string, leaseMs: number): Promise<{ ok: boolean; renewed: number }>;
+  heartbeat(
+    workerId: string,
+    leaseMs: number,
+    running?: readonly TaskRef[],
+  ): Promise<{ ok: boolean; renewed: number }>;
 
   /**
    * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under

@@ -152,6 +152,12 @@ describe("task routes", () => {
     expect(beat.body).toEqual({ ok: true, renewed: 1 });
     const lease = (await store.getTask("p", "A"))?.leaseExpiresAt?.getTime() ?? 0;
     expect(lease).toBeGreaterThan(before);
+    const named = { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A" }] };
+    expect((await post("/workers/w1/heartbeat", named)).body).toEqual({ ok: true, renewed: 1 });
+    expect((await post("/workers/w1/heartbeat", { worker_id: "w1", tasks: [] })).body).toEqual({
+      ok: true,
+      renewed: 0,
+    });
     expect((await post("/workers/w1/heartbeat", { worker_id: "w2" })).status).toBe(400);
     expect((await post("/workers/ghost/heartbeat", { worker_id: "ghost" })).body).toEqual({
       ok: false,

@@ -42,7 +42,11 @@ export function workerRoutes(deps: AppDeps) {
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
       const result = await asWorker(deps, c, body.worker_id, (store) =>
-        store.heartbeat(body.worker_id, deps.settings.leaseMs),
+        store.heartbeat(
+          body.worker_id,
+          deps.settings.leaseMs,
+          body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id })),
+        ),
       );
       return c.json(result);
     });

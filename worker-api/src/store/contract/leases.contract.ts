@@ -28,6 +28,19 @@ export function describeLeaseContract(ctx: ContractContext): void {
       expect(tasks[2]?.version).toBe((c?.version ?? 0) + 1);
     });
 
+    it("a heartbeat that names the running tasks renews only those leases", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      await ctx.store.importPlan(plan("q", [task("A")]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      for (const planId of ["p", "p", "q"]) await ctx.store.claim({ planId, workerId: "w1", leaseMs: 1 });
+      const running = [{ planId: "q", taskId: "A" }];
+      expect(await ctx.store.heartbeat("w1", 600_000, running)).toEqual({ ok: true, renewed: 1 });
+      expect(await ctx.store.heartbeat("w1", 600_000, [])).toEqual({ ok: true, renewed: 0 });
+      await sleep(30);
+      const released = await ctx.store.releaseExpiredLeases();
+      expect(released.map((t) => `${t.planId}/${t.id}`).sort()).toEqual(["p/A", "p/B"]);
+    });
+
     it("a heartbeat from an unknown worker is not ok and renews nothing", async () => {
       expect(await ctx.store.heartbeat("ghost", 1000)).toEqual({ ok: false, renewed: 0 });
     });

@@ -1,6 +1,6 @@
-import type { WorkerRecord } from "@whilly/core";
+import type { TaskRef, WorkerRecord } from "@whilly/core";
 import { tasks, workers } from "@whilly/schema";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { LEASED, leaseUntil } from "../lease.js";
 import { toWorkerRecord } from "../rows.js";
@@ -40,9 +40,11 @@ export async function listWorkers(db: Db): Promise<WorkerRecord[]> {
 }
 
 /**
- * Records a heartbeat (status `online`, heartbeat now) and renews the lease of every task the worker
- * holds to now + `leaseMs` (database clock). Renewal is not a transition: versions stay as they are,
- * so the worker's fenced calls still match.
+ * Records a heartbeat (status `online`, heartbeat now) and renews to now + `leaseMs` (database clock)
+ * the leases of the tasks the worker holds: all of them, or, when `running` is given, only those it
+ * names. A task the worker holds but does not know it holds (its claim reply was lost) is then left to
+ * expire and the sweep returns it, instead of being renewed for as long as the worker lives. Renewal
+ * is not a transition: versions stay as they are, so the worker's fenced calls still match.
  * @returns `ok: false` when the worker is not registered; `renewed` counts renewed leases.
  * @throws {InvalidInput} for a bad lease.
  */
@@ -50,6 +52,7 @@ export async function heartbeat(
   tx: Db,
   workerId: string,
   leaseMs: number,
+  running?: readonly TaskRef[],
 ): Promise<{ ok: boolean; renewed: number }> {
   assertLeaseMs(leaseMs);
   const [worker] = await tx
@@ -58,10 +61,15 @@ export async function heartbeat(
     .where(eq(workers.workerId, workerId))
     .returning({ workerId: workers.workerId });
   if (!worker) return { ok: false, renewed: 0 };
+  if (running !== undefined && running.length === 0) return { ok: true, renewed: 0 };
+  const named =
+    running === undefined
+      ? undefined
+      : or(...running.map((r) => and(eq(tasks.planId, r.planId), eq(tasks.id, r.taskId))));
   const renewed = await tx
     .update(tasks)
     .set({ leaseExpiresAt: leaseUntil(leaseMs) })
-    .where(and(eq(tasks.claimedBy, workerId), inArray(tasks.status, [...LEASED])))
+    .where(and(eq(tasks.claimedBy, workerId), inArray(tasks.status, [...LEASED]), named))
     .returning({ id: tasks.id });
   return { ok: true, renewed: renewed.length };
 }
