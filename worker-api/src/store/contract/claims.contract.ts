@@ -151,5 +151,34 @@ export function describeClaimContract(ctx: ContractContext): void {
       const claims = (await ctx.store.listEvents("p")).filter((e) => e.eventType === "CLAIM");
       expect(claims.length).toBe(ids.length);
     });
+
+    it("20 concurrent completes of parents sharing dependents all succeed and ready each dependent once", async () => {
+      const parents = Array.from({ length: 20 }, (_, i) => `P-${String(i).padStart(2, "0")}`);
+      // Every child waits on every parent, listed in a different order per child, so concurrent
+      // completes decrement the same rows and would deadlock if they locked them in different orders.
+      const children = Array.from({ length: 8 }, (_, i) =>
+        task(`C-${i}`, { deps: i % 2 === 0 ? [...parents] : [...parents].reverse() }),
+      );
+      await ctx.store.importPlan(
+        plan("p", [...parents.map((id) => task(id, { priority: "critical" })), ...children]),
+      );
+      const held = [];
+      for (const id of parents)
+        held.push({ workerId: `w-${id}`, task: await claimAs(ctx.store, "p", `w-${id}`) });
+      expect(held.map((h) => h.task?.id)).toEqual(parents);
+      const results = await Promise.allSettled(
+        held.map(({ workerId, task: t }) =>
+          ctx.store.complete({
+            planId: "p",
+            taskId: t?.id ?? "",
+            workerId,
+            version: t?.version ?? -1,
+            costMicroUsd: 0,
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+      expect(await drain(ctx.store, "p", "w-child")).toEqual(children.map((c) => c.id));
+    });
   });
 }

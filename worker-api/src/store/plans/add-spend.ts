@@ -57,13 +57,30 @@ export async function addSpend(db: Db, planId: string, taskId: string, cost: Mic
 }
 
 /**
- * Takes the plan row's write lock first, so that operations changing a plan's spend or its task set
- * (finishes, import, reset) queue on one row and never deadlock on each other's task rows.
- * `FOR NO KEY UPDATE` leaves the foreign-key checks of event and task inserts unblocked.
+ * How a transaction holds the plan row. `exclusive` (`FOR NO KEY UPDATE`): it changes the plan's spend
+ * or its task set (import, reset, a finish that adds spend), so it queues behind every other holder.
+ * `shared` (`FOR SHARE`): a finish that adds no spend changes no plan column and only needs import and
+ * reset kept out, so such finishes run side by side instead of committing one at a time.
+ */
+export type PlanLock = "exclusive" | "shared";
+
+/**
+ * Takes the plan row's lock first, so that operations changing a plan's spend or its task set
+ * (finishes, import, reset) queue on one row and never deadlock on each other's task rows. Neither
+ * mode blocks the foreign-key checks of event and task inserts (they take `FOR KEY SHARE`).
+ * A transaction never upgrades a shared lock, since two sharers upgrading would deadlock.
  * @throws {PlanNotFound}
  */
-export async function lockPlan(db: Db, planId: string): Promise<typeof plans.$inferSelect> {
-  const [row] = await db.select().from(plans).where(eq(plans.id, planId)).for("no key update");
+export async function lockPlan(
+  db: Db,
+  planId: string,
+  mode: PlanLock = "exclusive",
+): Promise<typeof plans.$inferSelect> {
+  const [row] = await db
+    .select()
+    .from(plans)
+    .where(eq(plans.id, planId))
+    .for(mode === "exclusive" ? "no key update" : "share");
   if (!row) throw new PlanNotFound(planId);
   return row;
 }

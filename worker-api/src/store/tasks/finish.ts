@@ -10,11 +10,11 @@ import {
   VersionConflict,
 } from "@whilly/core";
 import { taskDeps, tasks } from "@whilly/schema";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { NO_CLAIM } from "../lease.js";
-import { addSpend, assertCost, lockPlan } from "../plans/add-spend.js";
+import { addSpend, assertCost, lockPlan, type PlanLock } from "../plans/add-spend.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
 import { fencedUpdate } from "./fence.js";
@@ -39,7 +39,8 @@ export async function finish(
   outcome: Outcome,
 ): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
-  await lockPlanOfTask(tx, fence);
+  // Spend is added to the plan row below; without spend the row is only read, so finishes share it.
+  await lockPlanOfTask(tx, fence, fence.costMicroUsd === 0 ? "shared" : "exclusive");
   const cost = toNumeric(fence.costMicroUsd);
   const row = await fencedUpdate(tx, fence, outcome.transition, {
     status: targetOf(outcome.transition),
@@ -67,9 +68,9 @@ export async function finish(
  * {@link lockPlan} for a fenced call: a missing plan means the task is gone, which the port reports as a
  * version conflict with no actual version or status.
  */
-export async function lockPlanOfTask(tx: Db, fence: TaskFence): Promise<void> {
+export async function lockPlanOfTask(tx: Db, fence: TaskFence, mode: PlanLock = "exclusive"): Promise<void> {
   try {
-    await lockPlan(tx, fence.planId);
+    await lockPlan(tx, fence.planId, mode);
   } catch (error) {
     if (error instanceof PlanNotFound) {
       throw new VersionConflict(fence.taskId, fence.version, undefined, undefined, fence.planId);
@@ -78,16 +79,31 @@ export async function lockPlanOfTask(tx: Db, fence: TaskFence): Promise<void> {
   }
 }
 
-/** One dependency of each dependent of `taskId` is now `DONE`; signals the plan if one became ready. */
+/**
+ * One dependency of each dependent of `taskId` is now `DONE`; signals the plan if one became ready.
+ * Finishes of one plan run side by side (they share the plan row), so two of them decrementing the same
+ * dependents must lock those rows in one order (by id), or each could hold a row the other waits for.
+ * The dependents are read first and then addressed by key, which keeps both statements on the primary
+ * key whatever the planner believes about a freshly imported plan.
+ */
 async function releaseDependents(tx: Db, planId: string, taskId: string): Promise<void> {
-  const dependents = tx
+  const dependents = await tx
     .select({ id: taskDeps.taskId })
     .from(taskDeps)
     .where(and(eq(taskDeps.planId, planId), eq(taskDeps.dependsOn, taskId)));
+  if (dependents.length === 0) return;
+  const ids = dependents.map((row) => row.id);
+  const byKey = () => and(eq(tasks.planId, planId), inArray(tasks.id, ids));
+  const lockedInOrder = tx
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(byKey())
+    .orderBy(asc(tasks.id))
+    .for("no key update");
   const counted = await tx
     .update(tasks)
     .set({ unfinishedDeps: sql`${tasks.unfinishedDeps} - 1`, updatedAt: sql`now()` })
-    .where(and(eq(tasks.planId, planId), inArray(tasks.id, dependents)))
+    .where(and(byKey(), inArray(tasks.id, lockedInOrder)))
     .returning({ status: tasks.status, unfinishedDeps: tasks.unfinishedDeps });
   const claimable: readonly string[] = allowedFrom("CLAIM");
   if (counted.some((row) => row.unfinishedDeps === 0 && claimable.includes(row.status))) {
