@@ -21,6 +21,7 @@ export const EVENT_TYPES = {
    * written through the event buffer.
    */
   workerOffline: "worker.offline",
+  workerHeartbeat: "worker.heartbeat",
 } as const;
 
 /** One of the values of {@link EVENT_TYPES}. */

@@ -165,6 +165,27 @@ describe("task routes", () => {
     });
   });
 
+  it("sends a worker.heartbeat event per named running task to the event buffer", async () => {
+    const appended: unknown[] = [];
+    const buffered = app({ events: { append: (events) => void appended.push(...events) } });
+    await post("/tasks/claim", { worker_id: "w1", plan_id: "p" }, buffered);
+    await post("/workers/w1/heartbeat", { worker_id: "w1" }, buffered);
+    await post(
+      "/workers/ghost/heartbeat",
+      { worker_id: "ghost", tasks: [{ plan_id: "p", task_id: "A" }] },
+      buffered,
+    );
+    expect(appended).toEqual([]);
+    await post(
+      "/workers/w1/heartbeat",
+      { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A" }] },
+      buffered,
+    );
+    expect(appended).toEqual([
+      { planId: "p", taskId: "A", eventType: "worker.heartbeat", payload: { worker_id: "w1" } },
+    ]);
+  });
+
   it("lets a per-worker identity act only as itself (403)", async () => {
     const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);

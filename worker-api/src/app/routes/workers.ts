@@ -1,4 +1,4 @@
-import { heartbeatRequestSchema, registerRequestSchema } from "@whilly/core";
+import { EVENT_TYPES, heartbeatRequestSchema, registerRequestSchema } from "@whilly/core";
 import { Hono } from "hono";
 import { newWorkerId } from "../../auth/worker-id.js";
 import { readBody } from "../body.js";
@@ -12,7 +12,8 @@ const REGISTER_ATTEMPTS = 5;
  * Worker routes:
  * - `POST /workers/register` (bootstrap token): stores a new worker and answers 201
  *   `{worker_id, token}`; the token is shown once and only its hash is kept.
- * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases.
+ * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases; a
+ *   `worker.heartbeat` event per named running task goes to the event buffer.
  */
 export function workerRoutes(deps: AppDeps) {
   return new Hono()
@@ -41,13 +42,21 @@ export function workerRoutes(deps: AppDeps) {
         const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
+      const running = body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id }));
       const result = await asWorker(deps, c, body.worker_id, (store) =>
-        store.heartbeat(
-          body.worker_id,
-          deps.settings.leaseMs,
-          body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id })),
-        ),
+        store.heartbeat(body.worker_id, deps.settings.leaseMs, running),
       );
+      // Each running task's log shows its worker is alive; batched, since heartbeats are frequent.
+      if (result.ok && running && running.length > 0 && deps.events) {
+        await deps.events.append(
+          running.map((t) => ({
+            planId: t.planId,
+            taskId: t.taskId,
+            eventType: EVENT_TYPES.workerHeartbeat,
+            payload: { worker_id: body.worker_id },
+          })),
+        );
+      }
       return c.json(result);
     });
 }
