@@ -16,6 +16,7 @@ describe("the Worker's settings", () => {
       database: { url: minimal.WHILLY_DATABASE_URL, wsProxy: undefined },
       app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5_000 },
       heartbeatTimeoutMs: 120_000,
+      sweepIntervalMs: 15_000,
       eventFlushMs: 100,
       auth: {
         bootstrapToken: "join-secret",
@@ -52,7 +53,7 @@ describe("the Worker's settings", () => {
       });
     expect(parse).toThrow(/WHILLY_DATABASE_URL must start with postgres/);
     expect(parse).toThrow(/WHILLY_WORKER_BOOTSTRAP_TOKEN is not set/);
-    expect(parse).toThrow(/WHILLY_CLAIM_TIMEOUT must be a positive number up to 30/);
+    expect(parse).toThrow(/WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30/);
     expect(parse).toThrow(/WHILLY_HEARTBEAT_TIMEOUT must be a positive number/);
     expect(parse).toThrow(/WHILLY_TOKEN_SECRET must be at least 32 characters/);
     expect(parse).toThrow(/WHILLY_NEON_WS_PROXY must be host:port/);

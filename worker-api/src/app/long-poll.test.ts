@@ -141,9 +141,9 @@ describe("the claim long poll", () => {
     let claims = 0;
     const counting: Store = {
       ...store,
-      claim: (input) => {
+      claimWithPlan: (input) => {
         claims += 1;
-        return store.claim(input);
+        return store.claimWithPlan(input);
       },
     };
     const countingApp = app({ withStore: (use) => use(counting) });
@@ -203,10 +203,11 @@ describe("the claim long poll", () => {
     // The client hangs up while the claim transaction runs: the claim commits, then the request is gone.
     const leaving: Store = {
       ...store,
-      claim: async (input) => {
-        claimed = await store.claim(input);
+      claimWithPlan: async (input) => {
+        const got = await store.claimWithPlan(input);
+        claimed = got?.task;
         leave.abort();
-        return claimed;
+        return got;
       },
     };
     const reply = await claim(app({ withStore: (use) => use(leaving) }), "w1", planId, leave.signal);

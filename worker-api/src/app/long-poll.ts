@@ -87,14 +87,20 @@ async function claimOnce(
   gone: AbortSignal,
   onClaimed: (() => void) | undefined,
 ): Promise<Claimed | "client_gone" | undefined> {
-  let task: TaskRecord | undefined;
+  let claimed: Claimed | undefined;
   try {
-    task = await store.claim({ planId: body.plan_id, workerId: body.worker_id, leaseMs, start: body.start });
+    claimed = await store.claimWithPlan({
+      planId: body.plan_id,
+      workerId: body.worker_id,
+      leaseMs,
+      start: body.start,
+    });
   } catch (error) {
     if (error instanceof PlanNotFound) return undefined;
     throw error;
   }
-  if (!task) return undefined;
+  if (!claimed) return undefined;
+  const { task } = claimed;
   if (gone.aborted) {
     await store.release({
       planId: task.planId,
@@ -106,5 +112,5 @@ async function claimOnce(
     return "client_gone";
   }
   onClaimed?.();
-  return { task, plan: await store.getPlan(task.planId) };
+  return claimed;
 }

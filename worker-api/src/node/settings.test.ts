@@ -48,7 +48,9 @@ describe("parseServerSettings", () => {
     expect(caught).toBeInstanceOf(ConfigurationError);
     const message = (caught as Error).message;
     expect(message).toContain("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
-    expect(message).toContain("WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds; got 'soon'");
+    expect(message).toContain(
+      "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got 'soon'",
+    );
     expect(message).toContain("WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30; got '31'");
   });
 });

@@ -11,7 +11,7 @@ import { getPlan, listPlans } from "./plans/read-plans.js";
 import { resetPlan } from "./plans/reset-plan.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { Store, StoreDriver } from "./store.js";
-import { claim } from "./tasks/claim.js";
+import { claim, claimWithPlan } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { findClaimedPlan, getTask, listTasks } from "./tasks/read-tasks.js";
@@ -69,6 +69,7 @@ export function createStore(
     upsertWorker: read(upsertWorker),
     heartbeat: write(heartbeat),
     claim: write(claim),
+    claimWithPlan: write(claimWithPlan),
     start: write(start),
     complete: write((tx, fence) => finish(tx, fence, { transition: "COMPLETE" })),
     fail: write((tx, fence) => finish(tx, fence, { transition: "FAIL", reason: fence.reason })),

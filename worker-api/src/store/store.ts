@@ -1,4 +1,4 @@
-import type { TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
+import type { PlanRecord, TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { RevokeResult } from "./workers/registration.js";
@@ -45,6 +45,17 @@ export interface Store extends TaskStore {
    * tasks to `PENDING` (`RELEASE`, reason `worker_revoked`).
    */
   revokeWorker(workerId: string): Promise<RevokeResult>;
+
+  /**
+   * {@link TaskStore.claim}, also returning the task's plan as the claim's transaction read it, so a
+   * claim's answer (task plus plan context) costs one transaction.
+   */
+  claimWithPlan(input: {
+    planId: string;
+    workerId: string;
+    leaseMs: number;
+    start?: boolean | undefined;
+  }): Promise<{ task: TaskRecord; plan: PlanRecord } | undefined>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;
