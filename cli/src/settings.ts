@@ -77,15 +77,3 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   }
   return { databaseUrl: s.WHILLY_DATABASE_URL, workerId: s.WHILLY_WORKER_ID, leaseMs, heartbeatIntervalMs };
 }
-
-/**
- * Parses a duration flag: `90s`, `30m`, `1h`, `1500ms`, or a bare number of seconds.
- * @returns milliseconds, or `undefined` when the text is not a positive duration.
- */
-export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  if (!match) return undefined;
-  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? "s") as "ms" | "s" | "m" | "h"];
-  const ms = Math.round(Number(match[1]) * factor);
-  return ms > 0 ? ms : undefined;
-}

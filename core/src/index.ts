@@ -1,5 +1,6 @@
 export * from "./agent-result/index.js";
 export * from "./dag/index.js";
+export * from "./duration.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./gate.js";

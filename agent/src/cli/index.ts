@@ -1,5 +1,4 @@
 export { parseWorkerArgs, type WorkerFlags } from "./args.js";
-export { parseDuration } from "./duration.js";
 export type { WorkerIo, WorkerOut } from "./io.js";
 export { MIN_IDLE_POLL_MS, type WorkerMainOptions, workerMain } from "./main.js";
 export { WORKER_EXIT } from "./report.js";

@@ -1,9 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, parseDuration } from "@whilly/core";
 import { z } from "zod";
 import { type ClaudeSettings, parseClaudeSettings } from "../runner/settings.js";
 import type { WorkerFlags } from "./args.js";
-import { parseDuration } from "./duration.js";
 import { workerIdFromToken } from "./worker-id.js";
 
 /** Everything `whilly-worker` runs with, validated once at start. Durations are ms. */

@@ -1,9 +1,9 @@
 import { createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
+import { parseDuration } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { runLocal } from "../run/local-run.js";
-import { parseDuration } from "../settings.js";
 
 /** Default per-task timeout: 30 minutes. */
 const DEFAULT_TASK_TIMEOUT = "30m";
