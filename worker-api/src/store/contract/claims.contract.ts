@@ -75,6 +75,16 @@ export function describeClaimContract(ctx: ContractContext): void {
       expect(done.task).toMatchObject({ status: "DONE", attempts: 1 });
     });
 
+    it("claimWithPlan answers the claimed task with its plan, or undefined when nothing is ready", async () => {
+      const instructions = { before: ["read the PRD"], after: ["run the tests"] };
+      await ctx.store.importPlan(plan("p", [task("A")], { name: "Shop", agentInstructions: instructions }));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const claimed = await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      expect(claimed?.task).toMatchObject({ id: "A", status: "CLAIMED", claimedBy: "w1", version: 1 });
+      expect(claimed?.plan).toMatchObject({ id: "p", name: "Shop", agentInstructions: instructions });
+      expect(await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 60_000 })).toBeUndefined();
+    });
+
     it("returns undefined when nothing is PENDING and ready", async () => {
       await ctx.store.importPlan(plan("p", [task("A", { status: "DONE" }), task("B", { status: "FAILED" })]));
       expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
