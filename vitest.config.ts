@@ -33,6 +33,9 @@ export default defineConfig({
                 // A parked claim answers only when woken (no early recheck): a lost wake-up fails a test.
                 WHILLY_CLAIM_TIMEOUT: "30",
                 WHILLY_CLAIM_RECHECK: "30",
+                // Buffered events wait for the tests to run the alarm: one that fired on its own first (a
+                // loaded machine is slow between append and runDurableObjectAlarm) would leave none to run.
+                WHILLY_EVENT_FLUSH_MS: "60000",
                 // The sweep test makes a worker fall silent; nothing else runs a sweep.
                 WHILLY_HEARTBEAT_TIMEOUT: "0.5",
               },

@@ -71,12 +71,14 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("the EventBuffer Durable Object",
     try {
       expect(await runDurableObjectAlarm(buffer)).toBe(true);
       expect(await buffer.pendingCount()).toBe(1);
-      const retryAt = await runInDurableObject(buffer, (_instance, state) => state.storage.getAlarm());
-      expect(retryAt).not.toBeNull();
     } finally {
       await proxy("accept");
     }
-    expect(await runDurableObjectAlarm(buffer)).toBe(true);
+    // The failed flush re-armed the alarm (50 ms, then backing off): it fires on its own and writes them.
+    const deadline = Date.now() + 10_000;
+    while ((await buffer.pendingCount()) > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(await buffer.pendingCount()).toBe(0);
     expect(await storedOutputs(planId)).toEqual([1]);
   });
