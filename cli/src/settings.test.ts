@@ -1,4 +1,4 @@
-import { ConfigurationError, parseDuration } from "@whilly/core";
+import { ConfigurationError } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { parseCliSettings } from "./settings.js";
 

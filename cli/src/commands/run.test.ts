@@ -95,7 +95,16 @@ describe("whilly run with a fake agent", () => {
     expect(result.code).toBe(1);
     expect(ran()).toEqual(["F-1", "F-4"]);
     expect(result.err).toMatch(/✗ F-1 FAILED \(is_error\) in \S+ · \$0\.0311\n/);
-    expect(row(result.out, "F-1")).toEqual(["F-1", "FAILED", "1", "$0.0311", expect.any(String), "is_error"]);
+    expect(row(result.out, "F-1")).toEqual([
+      "F-1",
+      "FAILED",
+      "1",
+      "$0.0311",
+      expect.any(String),
+      "is_error: the agent reported an error: Could not do F-1: the tests fail.",
+    ]);
+    expect(result.err).toContain("the agent reported an error: Could not do F-1: the tests fail.");
+    expect(result.out).toContain("whilly plan reset 'fails' --failed --yes");
     expect(row(result.out, "F-2")).toEqual(["F-2", "PENDING", "0", "$0.00", "-", "blocked by F-1"]);
     expect(row(result.out, "F-3")[1]).toBe("PENDING");
     expect(row(result.out, "F-3")[5]).toMatch(/^blocked by F-/);
@@ -116,7 +125,14 @@ describe("whilly run with a fake agent", () => {
     const { repo, run, log } = setup("slow", [["H-1", "high"]], { "H-1": { outcome: "hang" } });
     const result = await run("tasks.json", "--task-timeout", "1s");
     expect(result.code).toBe(1);
-    expect(row(result.out, "H-1")).toEqual(["H-1", "FAILED", "1", "$0.00", expect.any(String), "timeout"]);
+    expect(row(result.out, "H-1")).toEqual([
+      "H-1",
+      "FAILED",
+      "1",
+      "$0.00",
+      expect.any(String),
+      "timeout: the agent ran out of time and was killed",
+    ]);
     const [agent] = readAgentLog(log);
     expect(agent?.grandchild).toBeGreaterThan(0);
     expect(processGone(agent?.pid ?? 0)).toBe(true);

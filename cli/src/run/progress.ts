@@ -42,7 +42,11 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
         const cost = displayUsd(attempt.costMicroUsd);
         const took = displayDuration(event.elapsedMs);
         if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
-        else line(`${paint("red", "✗")} ${task.id} FAILED (${attempt.reason}) in ${took} · ${cost}`);
+        else {
+          line(`${paint("red", "✗")} ${task.id} FAILED (${attempt.reason}) in ${took} · ${cost}`);
+          const why = attempt.detail.message;
+          if (typeof why === "string" && why !== "") io.err.write(`      ${why}\n`);
+        }
         return;
       }
       case "released":

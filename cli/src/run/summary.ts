@@ -46,13 +46,14 @@ export function summarizeRun(
   const reasons = new Map<string, string>();
   for (const event of events) {
     if (!event.taskId) continue;
+    // A reset starts the task's clock again, as it does its attempts; spend stays (the money was spent).
+    if (event.eventType === EVENT_TYPES.reset) durations.delete(event.taskId);
     if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
       // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
       const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
       durations.set(event.taskId, (durations.get(event.taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
     }
-    if (event.eventType === EVENT_TYPES.fail)
-      reasons.set(event.taskId, String(event.payload.reason ?? "failed"));
+    if (event.eventType === EVENT_TYPES.fail) reasons.set(event.taskId, failureNote(event));
   }
   const blockers = new Map(blocked.map((b) => [b.taskId, b.blockedBy]));
   const counts = { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 };
@@ -84,6 +85,13 @@ export function summarizeRun(
   };
 }
 
+/** A failed attempt in a few words: its reason and, when the agent said why, that too. */
+function failureNote(event: EventRecord): string {
+  const reason = String(event.payload.reason ?? "failed");
+  const message = event.detail?.message;
+  return typeof message === "string" && message !== "" ? `${reason}: ${message.slice(0, 160)}` : reason;
+}
+
 /** The summary as a table plus a totals line, for stdout. */
 export function renderSummary(summary: RunSummary, io: Io): string {
   const paint = painter(io.out, io.env);
@@ -106,6 +114,9 @@ export function renderSummary(summary: RunSummary, io: Io): string {
   let text = `${table}\nplan '${summary.planId}': ${counts} · spent ${displayUsd(summary.spentMicroUsd)}${budget} · agent time ${displayDuration(totalMs)}\n`;
   if (summary.budgetExhausted)
     text += "budget exhausted: no further task is claimed until the budget is raised.\n";
+  if (summary.counts.FAILED > 0) {
+    text += `failed tasks stay FAILED; to run them again: whilly plan reset '${summary.planId}' --failed --yes, then whilly run again.\n`;
+  }
   return text;
 }
 

@@ -110,10 +110,11 @@ export interface TaskStore {
 
   /**
    * `keep_tasks`: every task back to `PENDING` (claims and attempts cleared, one `RESET` event each),
-   * earlier task events kept. `hard`: deletes the plan, its tasks and events.
+   * earlier task events kept. `failed`: only FAILED tasks back to `PENDING` (a retry; attempts and spend
+   * kept). `hard`: deletes the plan, its tasks and events.
    * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
    */
-  resetPlan(planId: string, mode: "keep_tasks" | "hard"): Promise<number>;
+  resetPlan(planId: string, mode: "keep_tasks" | "hard" | "failed"): Promise<number>;
 
   /** Registers a worker or refreshes it (status `online`, heartbeat now). `tokenHash` `undefined` leaves it as is. */
   upsertWorker(input: {

@@ -203,7 +203,7 @@ describe("whilly plan reset", () => {
 
     const neither = await runCli(["plan", "reset", "demo", "--yes"], { cwd: repo });
     expect(neither.code).toBe(2);
-    expect(neither.err).toContain("error: choose exactly one of --keep-tasks and --hard\n");
+    expect(neither.err).toContain("error: choose exactly one of --keep-tasks, --failed and --hard\n");
 
     const yes = await runCli(["plan", "reset", "demo", "--hard"], { cwd: repo, confirm: async () => true });
     expect(yes).toEqual({ code: 0, out: "deleted plan 'demo' (4 tasks).\n", err: "" });

@@ -4,30 +4,40 @@ import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 
 /**
- * `whilly plan reset <plan_id> (--keep-tasks | --hard) [--yes]`: every task back to PENDING (audit log
- * kept), or the plan deleted. Asks first on a terminal; without a terminal `--yes` is required.
+ * `whilly plan reset <plan_id> (--keep-tasks | --failed | --hard) [--yes]`: every task back to PENDING
+ * (audit log kept), only the FAILED ones (a retry), or the plan deleted. Asks first on a terminal;
+ * without a terminal `--yes` is required.
  */
 export function resetCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "reset <plan_id>",
-    "Reset every task to PENDING (--keep-tasks) or delete the plan (--hard)",
+    "Reset every task to PENDING (--keep-tasks), retry the FAILED ones (--failed), or delete the plan (--hard)",
     (a) =>
       a
         .positional("plan_id", { type: "string", demandOption: true })
         .option("keep-tasks", { type: "boolean", default: false, describe: "set every task back to PENDING" })
+        .option("failed", {
+          type: "boolean",
+          default: false,
+          describe: "set only FAILED tasks back to PENDING, to run them again",
+        })
         .option("hard", {
           type: "boolean",
           default: false,
           describe: "delete the plan, its tasks and events",
         })
-        .option("yes", { type: "boolean", default: false, describe: "do not ask for confirmation" }),
+        .option("yes", {
+          type: "boolean",
+          default: false,
+          describe: "do not ask for confirmation (required when stdin is not a terminal)",
+        }),
     async (args) => {
-      if (args.keepTasks === args.hard) throw new UsageError("choose exactly one of --keep-tasks and --hard");
-      const mode = args.hard ? "hard" : "keep_tasks";
+      const mode = resetMode(args);
       const store = await ctx.store();
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
-      const taskCount = (await store.listTasks(plan.id)).length;
+      const tasks = await store.listTasks(plan.id);
+      const taskCount = mode === "failed" ? tasks.filter((t) => t.status === "FAILED").length : tasks.length;
       if (
         !args.yes &&
         !(await confirmReset(
@@ -49,4 +59,15 @@ export function resetCommand(y: Argv, ctx: CliContext): Argv {
 async function confirmReset(ctx: CliContext, question: string): Promise<boolean> {
   if (!ctx.io.confirm) throw new UsageError("not a terminal: pass --yes to reset without asking");
   return ctx.io.confirm(question);
+}
+
+/** The one mode the flags name. @throws {UsageError} unless exactly one is given. */
+function resetMode(flags: {
+  keepTasks: boolean;
+  failed: boolean;
+  hard: boolean;
+}): "keep_tasks" | "failed" | "hard" {
+  const chosen = [flags.keepTasks, flags.failed, flags.hard].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError("choose exactly one of --keep-tasks, --failed and --hard");
+  return flags.hard ? "hard" : flags.failed ? "failed" : "keep_tasks";
 }

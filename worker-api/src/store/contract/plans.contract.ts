@@ -13,6 +13,40 @@ import {
 /** Import, plan creation, listing, reset, and plan identity. */
 export function describePlanContract(ctx: ContractContext): void {
   describe("importPlan", () => {
+    it("reset failed puts only FAILED tasks back to PENDING, keeping attempts and spend", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C", { deps: ["A"] })]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const a = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      await ctx.store.fail({
+        planId: "p",
+        taskId: "A",
+        workerId: "w1",
+        version: a?.version ?? -1,
+        reason: "x",
+        costMicroUsd: 7,
+      });
+      const b = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      await ctx.store.complete({
+        planId: "p",
+        taskId: "B",
+        workerId: "w1",
+        version: b?.version ?? -1,
+        costMicroUsd: 0,
+      });
+      expect(await ctx.store.resetPlan("p", "failed")).toBe(1);
+      const tasks = await ctx.store.listTasks("p");
+      expect(tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
+        ["A", "PENDING", 1],
+        ["B", "DONE", 1],
+        ["C", "PENDING", 0],
+      ]);
+      expect(tasks[0]?.spentMicroUsd).toBe(7);
+      const last = (await ctx.store.listEvents("p")).at(-1);
+      expect([last?.eventType, last?.taskId, last?.payload.reason]).toEqual(["RESET", "A", "retry_failed"]);
+      expect((await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 }))?.id).toBe("A");
+      expect(await ctx.store.resetPlan("p", "failed")).toBe(0);
+    });
+
     it("creates the plan and its tasks with one task.created event each, and no plan event", async () => {
       const result = await ctx.store.importPlan(
         plan("p", [task("A"), task("B", { deps: ["A"], priority: "high" })], {

@@ -13,11 +13,19 @@ import { lockPlan } from "./add-spend.js";
  *   unfinished-dependency counters recomputed (every dependency is pending again), version bumped; one
  *   `RESET` `{reason: "manual_reset", mode: "keep_tasks", version}` per task. Earlier events stay: the log
  *   is append-only. Spend is kept, on the plan and on each task, since the money was spent.
+ * - `failed`: only `FAILED` tasks back to `PENDING` (a retry: attempts and spend are kept, their
+ *   dependencies are all `DONE`, so they are ready at once); one `RESET` `{reason: "retry_failed",
+ *   mode: "failed", version}` each.
  * - `hard`: deletes the plan; its tasks, edges and events go with it.
  * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
  */
-export async function resetPlan(tx: Db, planId: string, mode: "keep_tasks" | "hard"): Promise<number> {
+export async function resetPlan(
+  tx: Db,
+  planId: string,
+  mode: "keep_tasks" | "hard" | "failed",
+): Promise<number> {
   await lockPlan(tx, planId);
+  if (mode === "failed") return retryFailed(tx, planId);
   if (mode === "hard") {
     const [counted] = await tx.select({ n: count() }).from(tasks).where(eq(tasks.planId, planId));
     await tx.delete(plans).where(eq(plans.id, planId));
@@ -49,6 +57,26 @@ export async function resetPlan(tx: Db, planId: string, mode: "keep_tasks" | "ha
     })),
   );
   // A plan with tasks has a task without dependencies (plans are acyclic), now ready again.
+  if (rows.length > 0) await signalReady(tx, [planId]);
+  return rows.length;
+}
+
+async function retryFailed(tx: Db, planId: string): Promise<number> {
+  const rows = await tx
+    .update(tasks)
+    .set({ status: targetOf("RESET"), ...NO_CLAIM, ...bumpVersion() })
+    .where(and(eq(tasks.planId, planId), eq(tasks.status, "FAILED")))
+    .returning({ id: tasks.id, version: tasks.version });
+  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  await insertEvents(
+    tx,
+    rows.map((row) => ({
+      planId,
+      taskId: row.id,
+      eventType: EVENT_TYPES.reset,
+      payload: { reason: "retry_failed", mode: "failed", version: row.version },
+    })),
+  );
   if (rows.length > 0) await signalReady(tx, [planId]);
   return rows.length;
 }
