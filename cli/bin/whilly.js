@@ -2,11 +2,11 @@
 import { createInterface } from "node:readline/promises";
 import { main } from "../dist/main.js";
 
-// A reader that stops early (`whilly plan export ID | head -1`) closes the pipe: that is not an error.
+// A reader that stops early (`whilly plan export ID | head -1`) closes the pipe: the rest of the output
+// has nowhere to go, but the command still finishes its work (a run its tasks, a server its shutdown).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== "EPIPE") throw error;
   });
 }
 

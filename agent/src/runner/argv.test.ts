@@ -53,6 +53,19 @@ describe("claudeEnv", () => {
     expect(parent.NO_PROXY).toBe("example.com");
   });
 
+  it("keeps whilly's own credentials out of the agent's environment", () => {
+    const s = parseClaudeSettings({}, user);
+    const parent = {
+      A: "1",
+      WHILLY_DATABASE_URL: "postgres://u:pw@h/db",
+      WHILLY_WORKER_TOKEN: "t",
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: "b",
+      WHILLY_TOKEN_SECRET: "s",
+      WHILLY_MODEL: "m",
+    };
+    expect(claudeEnv(parent, s)).toEqual({ A: "1", WHILLY_MODEL: "m" });
+  });
+
   it("passes the environment through unchanged without a proxy", () => {
     const s = parseClaudeSettings({}, user);
     expect(claudeEnv({ A: "1", HTTPS_PROXY: "http://keep:1" }, s)).toEqual({

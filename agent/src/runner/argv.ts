@@ -36,13 +36,27 @@ export function claudeEnv(
   settings: ClaudeSettings,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !WHILLY_SECRETS.includes(key)) out[key] = value;
+  }
   if (settings.proxyUrl !== undefined) {
     out.HTTPS_PROXY = settings.proxyUrl;
     out.NO_PROXY = settings.noProxy;
   }
   return out;
 }
+
+/**
+ * whilly's own credentials: the agent never needs them, and whatever it prints may end up in an event
+ * that the read API serves, so they are kept out of its environment.
+ */
+export const WHILLY_SECRETS: readonly string[] = [
+  "WHILLY_DATABASE_URL",
+  "WHILLY_WORKER_TOKEN",
+  "WHILLY_WORKER_BOOTSTRAP_TOKEN",
+  "WHILLY_TOKEN_SECRET",
+  "WHILLY_TEST_DATABASE_URL",
+];
 
 /** Values to keep out of every outcome and log: credentials in the agent's environment. */
 export function secretsOf(env: Readonly<Record<string, string>>): string[] {

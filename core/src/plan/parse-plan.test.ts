@@ -283,6 +283,13 @@ describe("parse errors name the field and the task", () => {
     ]);
   });
 
+  it("rejects '.' and '..' as ids, which URLs would normalise away", () => {
+    expect(messages({ project: "p", tasks: [task("."), task("..")] })).toEqual([
+      "task '.' (tasks[0]): 'id' must not be '.' or '..' (they cannot stand in a URL path)",
+      "task '..' (tasks[1]): 'id' must not be '.' or '..' (they cannot stand in a URL path)",
+    ]);
+  });
+
   it("limits id length and says the limit", () => {
     const long = "x".repeat(257);
     expect(messages({ project: "p", tasks: [task(long)] })[0]).toMatch(

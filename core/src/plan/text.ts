@@ -35,6 +35,8 @@ export function idProblem(id: string): string | undefined {
     return `must not contain control characters; found ${escapeUnit(control[0])} at offset ${control.index}`;
   }
   if (id.trim() !== id) return "must not start or end with whitespace";
+  // URLs normalise '.' and '..' path segments away, so such a task could never be reported over HTTP.
+  if (id === "." || id === "..") return "must not be '.' or '..' (they cannot stand in a URL path)";
   return undefined;
 }
 

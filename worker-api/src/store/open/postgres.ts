@@ -23,6 +23,10 @@ export async function openPostgresStore(url: string, options: { max?: number } =
   // An idle client's socket error (server restart) would otherwise crash the process; the next query
   // on that pool reports the failure instead.
   pool.on("error", () => {});
+  // The pool's own listener covers idle clients only; a checked-out client whose connection drops (a
+  // Postgres restart) would otherwise raise an unhandled 'error' and end the process. Its query fails
+  // anyway and the store turns that into StoreUnavailable.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   try {
     const applied = await appliedCount(db);
