@@ -125,6 +125,7 @@ describe("startNodeServer", () => {
     const { server, lines } = await start({
       WHILLY_VISIBILITY_TIMEOUT: "0.2",
       WHILLY_SWEEP_INTERVAL: "0.05",
+      WHILLY_HEARTBEAT_TIMEOUT: "0.3",
     });
     try {
       const planId = newPlanId();
@@ -134,6 +135,30 @@ describe("startNodeServer", () => {
         timeout: 5000,
       });
       expect(lines().some((l) => l.event === "sweep.released")).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("sweeps nothing for a heartbeat timeout after it starts, so workers cut off by an outage can report in", async () => {
+    const planId = newPlanId();
+    await store.importPlan(plan(planId, [task("A")]));
+    await store.upsertWorker({ workerId: "w2", hostname: "h" });
+    await store.claim({ planId, workerId: "w2", leaseMs: 60_000 });
+    // As if the control plane had been down: w2's last heartbeat is older than the timeout.
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const { server } = await start({ WHILLY_SWEEP_INTERVAL: "0.05", WHILLY_HEARTBEAT_TIMEOUT: "1.5" });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await store.getTask(planId, "A"))?.status).toBe("CLAIMED");
+      const beat = await fetch(`${server.url}/workers/w2/heartbeat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ worker_id: "w2" }),
+      });
+      expect(beat.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await store.getTask(planId, "A"))?.status).toBe("CLAIMED");
     } finally {
       await server.close();
     }

@@ -77,6 +77,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     withStore,
     intervalMs: settings.sweepIntervalMs,
     heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+    // Live workers heartbeat within a lease and within the heartbeat timeout: give them that long.
+    firstSweepDelayMs: Math.min(settings.heartbeatTimeoutMs, settings.app.leaseMs),
     coordinator,
     events,
     log,

@@ -9,6 +9,12 @@ export type SweeperOptions = {
   readonly intervalMs: number;
   /** A worker silent for longer than this is marked offline and its tasks released. */
   readonly heartbeatTimeoutMs: number;
+  /**
+   * Wait before the first sweep (ms), default 0. A control plane that was down could not take
+   * heartbeats, so right after it starts every worker looks silent and every lease may look expired;
+   * `whilly server` waits a heartbeat timeout (or a lease, if shorter) so live workers can report in first.
+   */
+  readonly firstSweepDelayMs?: number | undefined;
   /** Woken for every plan that got tasks back (skipped when it hears the store's own signals). */
   readonly coordinator?: WorkCoordinator | undefined;
   /** Receives the `worker.offline` summaries. */
@@ -71,7 +77,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     }
     if (!stopped) timer = setTimeout(tick, options.intervalMs);
   };
-  timer = setTimeout(tick, 0);
+  timer = setTimeout(tick, options.firstSweepDelayMs ?? 0);
 
   return {
     sweepNow: sweepOnce,
