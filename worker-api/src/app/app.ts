@@ -1,4 +1,5 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.js";
 import { errorResponse } from "./http-errors.js";
 import { healthRoutes } from "./routes/health.js";
@@ -15,6 +16,7 @@ import { workerRoutes } from "./routes/workers.js";
  */
 export function createApp(deps: AppDeps) {
   const app = new Hono()
+    .use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge }))
     .route("/tasks", taskRoutes(deps))
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
@@ -29,3 +31,15 @@ export function createApp(deps: AppDeps) {
 
 /** The control-plane app type. */
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The largest request body the control plane reads (bytes). The biggest legitimate one, a fail with
+ * its attempt detail (a 4 KiB output tail, a 2 KiB reason), is far smaller; the cap keeps a client,
+ * authenticated or not, from making the server buffer arbitrary amounts of memory.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(c: Context): Response {
+  const detail = `request body larger than ${MAX_BODY_BYTES} bytes`;
+  return c.json({ error_code: "payload_too_large", detail, task_id: null }, 413);
+}

@@ -193,6 +193,13 @@ describe("task routes", () => {
     expect(forged.body.error_code).toBe("worker_id_mismatch");
   });
 
+  it("refuses a body over 1 MiB with 413 before reading it all", async () => {
+    const huge = JSON.stringify({ worker_id: "w1", plan_id: "p", padding: "x".repeat(1024 * 1024) });
+    const reply = await app().request("/tasks/claim", { method: "POST", body: huge });
+    expect(reply.status).toBe(413);
+    expect(((await reply.json()) as { error_code: string }).error_code).toBe("payload_too_large");
+  });
+
   it("hides internal errors behind a generic 500 envelope", async () => {
     const broken = app({
       withStore: async () => {
