@@ -46,19 +46,8 @@ export async function resetPlan(
     })
     .where(eq(tasks.planId, planId))
     .returning({ id: tasks.id, version: tasks.version });
-  rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  await insertEvents(
-    tx,
-    rows.map((row) => ({
-      planId,
-      taskId: row.id,
-      eventType: EVENT_TYPES.reset,
-      payload: { reason: "manual_reset", mode: "keep_tasks", version: row.version },
-    })),
-  );
   // A plan with tasks has a task without dependencies (plans are acyclic), now ready again.
-  if (rows.length > 0) await signalReady(tx, [planId]);
-  return rows.length;
+  return recordResets(tx, planId, rows, { reason: "manual_reset", mode: "keep_tasks" });
 }
 
 async function retryFailed(tx: Db, planId: string): Promise<number> {
@@ -67,6 +56,16 @@ async function retryFailed(tx: Db, planId: string): Promise<number> {
     .set({ status: targetOf("RESET"), ...NO_CLAIM, ...bumpVersion() })
     .where(and(eq(tasks.planId, planId), eq(tasks.status, "FAILED")))
     .returning({ id: tasks.id, version: tasks.version });
+  return recordResets(tx, planId, rows, { reason: "retry_failed", mode: "failed" });
+}
+
+/** One `RESET` event per reset task, in id order, and a ready signal; @returns how many were reset. */
+async function recordResets(
+  tx: Db,
+  planId: string,
+  rows: { id: string; version: number }[],
+  why: { reason: string; mode: string },
+): Promise<number> {
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   await insertEvents(
     tx,
@@ -74,7 +73,7 @@ async function retryFailed(tx: Db, planId: string): Promise<number> {
       planId,
       taskId: row.id,
       eventType: EVENT_TYPES.reset,
-      payload: { reason: "retry_failed", mode: "failed", version: row.version },
+      payload: { ...why, version: row.version },
     })),
   );
   if (rows.length > 0) await signalReady(tx, [planId]);
