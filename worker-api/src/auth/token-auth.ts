@@ -27,7 +27,8 @@ export type TokenAuthOptions = {
  * - Worker routes take a per-worker bearer: a JWT signed with the signing key whose `sub` is the
  *   worker id (see `worker-token.ts`). It is honoured when the signature holds, its SHA-256 hash is
  *   stored (so revocation works on the next request: the lookup runs in the request's own store scope),
- *   and the stored row is the worker `sub` names. The caller may then act only as that worker.
+ *   and the stored row is the worker `sub` names. The caller may then act only as that worker. A
+ *   token's signature is checked once per auth instance; the stored-hash lookup runs on every request.
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
  *   (owner and version checks on tasks still apply), with one warning per process.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
@@ -55,6 +56,7 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
     key ??= deriveSigningKey({ bootstrapToken, signingSecret: options.signingSecret });
     return key;
   };
+  const verified = new VerifiedTokens();
   const invalid = () =>
     new Unauthorized("invalid token", {
       hint: "the token is unknown or revoked; register the worker again (whilly worker register)",
@@ -73,7 +75,7 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
 
     async authenticateWorker(authorization, store): Promise<Caller> {
       const token = readBearer(authorization, "worker_bearer");
-      const workerId = await perWorkerIdentity(await signingKey(), token, store);
+      const workerId = await perWorkerIdentity(verified, await signingKey(), token, store);
       if (workerId !== undefined) return { workerId };
       if (legacyToken !== undefined && (await sameSecret(token, legacyToken))) {
         warnLegacyTokenOnce(options.log, options.suppressLegacyWarning === true);
@@ -89,10 +91,46 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   };
 }
 
+/** What checking a bearer's signature established: the worker it names and the hash it is stored under. */
+type VerifiedToken = { readonly subject: string; readonly tokenHash: string };
+
+/** Bearers whose signature was already checked; each entry is a few hundred bytes. */
+const MAX_VERIFIED_TOKENS = 10_000;
+
+/**
+ * Remembers the bearers whose signature held, so a worker's every request does not pay for an HMAC
+ * check and a SHA-256 (WebCrypto jobs: about a tenth of the control plane's CPU per task). A token's
+ * signature and hash never change and the key lives as long as the auth instance, so only the database
+ * lookup that makes revocation immediate runs per request. Only valid tokens are kept, oldest dropped
+ * first, so strangers cannot fill it.
+ */
+class VerifiedTokens {
+  readonly #known = new Map<string, VerifiedToken>();
+
+  async verify(key: Uint8Array, token: string): Promise<VerifiedToken | undefined> {
+    const known = this.#known.get(token);
+    if (known !== undefined) return known;
+    const subject = await verifyWorkerToken(key, token);
+    if (subject === undefined) return undefined;
+    const verified = { subject, tokenHash: await sha256Hex(token) };
+    if (this.#known.size >= MAX_VERIFIED_TOKENS) {
+      const oldest = this.#known.keys().next();
+      if (!oldest.done) this.#known.delete(oldest.value);
+    }
+    this.#known.set(token, verified);
+    return verified;
+  }
+}
+
 /** The worker a per-worker bearer speaks for, or `undefined` when it is not a live one. */
-async function perWorkerIdentity(key: Uint8Array, token: string, store: Store): Promise<string | undefined> {
-  const subject = await verifyWorkerToken(key, token);
-  if (subject === undefined) return undefined;
-  const worker = await store.findWorkerByTokenHash(await sha256Hex(token));
-  return worker?.workerId === subject ? subject : undefined;
+async function perWorkerIdentity(
+  verified: VerifiedTokens,
+  key: Uint8Array,
+  token: string,
+  store: Store,
+): Promise<string | undefined> {
+  const bearer = await verified.verify(key, token);
+  if (bearer === undefined) return undefined;
+  const worker = await store.findWorkerByTokenHash(bearer.tokenHash);
+  return worker?.workerId === bearer.subject ? bearer.subject : undefined;
 }
