@@ -15,7 +15,7 @@ import { measureFloor } from "./lib/floor.mjs";
 import { startNodeHost, startWorkerdHost } from "./lib/hosts.mjs";
 import { PlanImporter } from "./lib/plans.mjs";
 import { renderReport } from "./lib/report.mjs";
-import { fmt, loadAverage, sleep } from "./lib/stats.mjs";
+import { fmt, loadAverage, percentile, sleep } from "./lib/stats.mjs";
 import { measureDag } from "./scenarios/dag.mjs";
 import { measureParked } from "./scenarios/memory.mjs";
 import { measureThroughput } from "./scenarios/throughput.mjs";
@@ -62,6 +62,14 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     console.error(`\nbench: ${signal}; stopping hosts and dropping databases`);
     await Promise.allSettled([...cleanups].map((cleanup) => cleanup()));
     process.exit(130);
+  });
+}
+// A bug in the bench must still stop the hosts it started and drop its databases.
+for (const event of ["uncaughtException", "unhandledRejection"]) {
+  process.once(event, async (error) => {
+    console.error(`bench: ${event}:`, error);
+    await Promise.allSettled([...cleanups].map((cleanup) => cleanup()));
+    process.exit(1);
   });
 }
 const progress = (line) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -134,6 +142,11 @@ async function runScenarios(ctx) {
     `Idle: ${fmt(result.idleFreshMb, 1)} MB RSS in the serving process(es), ${fmt(result.idleTreeMb, 1)} MB ` +
       `for every process the host started; ${fmt(result.backgroundCommitsPerSecond, 2)} commits/s with no traffic.`,
   );
+  result.health = await healthRoundTrip(host.url);
+  notes.push(
+    `GET /health (one database round trip; on workerd a new connection too): p50 ${fmt(result.health.p50Ms, 1)} ms, ` +
+      `p99 ${fmt(result.health.p99Ms, 1)} ms over 100 sequential requests.`,
+  );
   if (only.has("throughput")) {
     const workerCounts = opts.workers.split(",").map(Number);
     result.throughput = await measureThroughput(ctx, {
@@ -188,4 +201,16 @@ async function runScenarios(ctx) {
     );
   }
   return result;
+}
+
+/** 100 sequential `GET /health` after 20 warm-up ones: the host's floor for a request that reads the database. */
+async function healthRoundTrip(url) {
+  const times = [];
+  for (let i = 0; i < 120; i++) {
+    const started = performance.now();
+    const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(10_000) });
+    await response.text();
+    if (i >= 20) times.push(performance.now() - started);
+  }
+  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
 }

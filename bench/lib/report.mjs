@@ -28,6 +28,7 @@ export function renderReport(run) {
 function summaryTable(hosts) {
   const at = (rows, workers) => rows?.find((row) => row.workers === workers);
   const measures = [
+    ["GET /health p50 (ms)", (r) => fmt(r.health?.p50Ms, 1), ""],
     ["claim→complete, 1 worker (tasks/s)", (r) => fmt(at(r.throughput, 1)?.tasksPerSecond), "≥ 500 (G1)"],
     [
       "claim→complete, 16 workers (tasks/s)",

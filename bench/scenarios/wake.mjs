@@ -41,10 +41,13 @@ export async function measureWake(ctx, { length, settleMs, timeLimitMs }) {
       const parkedClaim = client.claim(parked, planId).finally(() => {
         answered = true;
       });
+      // Awaited below; a walk abandoned before then must not leave its rejection unhandled.
+      parkedClaim.catch(() => {});
       await sleep(settleMs);
       if (answered) notParked++;
       const t0 = now();
       const completing = client.complete(holder, task);
+      completing.catch(() => {});
       const next = await withLimit(parkedClaim, HOP_LIMIT_MS, `hop ${hop}`);
       hopsMs.push(now() - t0);
       await completing;
