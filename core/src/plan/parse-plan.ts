@@ -1,7 +1,8 @@
 import { detectCycles, formatCycle } from "../dag/index.js";
 import { PlanInvalid } from "../errors.js";
 import type { AgentInstructions, JsonObject, PlanSpec, TaskSpec } from "../model.js";
-import { IssueList, type TaskScope } from "./issues.js";
+import { formatPath, IssueList, type TaskScope } from "./issues.js";
+import { findDuplicateKeys } from "./json-duplicates.js";
 import { findJsonSyntaxError } from "./json-syntax.js";
 import { isPlainObject, scanJson, toJson } from "./json-values.js";
 import { type ParsedTask, parseTask } from "./parse-task.js";
@@ -17,7 +18,8 @@ const NO_INSTRUCTIONS: AgentInstructions = { before: [], after: [] };
  * Parses a plan file's text (the seed's `tasks.json` format, spec sections 2.1–2.2). A leading byte
  * order mark is ignored.
  * @param source names the file in messages (its path, or e.g. `<stdin>`).
- * @throws {PlanInvalid} listing every problem: invalid JSON (with line and column), then everything
+ * @throws {PlanInvalid} listing every problem: invalid JSON (with line and column); else every key
+ *   repeated within one object (`JSON.parse` would keep only the last value, silently), then everything
  *   {@link parsePlanObject} reports.
  */
 export function parsePlanFile(text: string, source: string): PlanSpec {
@@ -32,7 +34,14 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
       : `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
     throw new PlanInvalid(source, [{ path: "", message }]);
   }
-  return parsePlanObject(value, source);
+  const issues = new IssueList();
+  for (const { path, line, column } of findDuplicateKeys(body)) {
+    issues.plan(
+      path,
+      `${formatPath(path)}: duplicate key (line ${line}, column ${column}); JSON keeps only the last value, so remove or rename one of them`,
+    );
+  }
+  return readPlan(value, source, undefined, issues);
 }
 
 /**
@@ -46,7 +55,16 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
  * @throws {PlanInvalid} with one issue per problem, each naming the field and the task.
  */
 export function parsePlanObject(value: unknown, source: string, planIdOverride?: string): PlanSpec {
-  const issues = new IssueList();
+  return readPlan(value, source, planIdOverride, new IssueList());
+}
+
+/** {@link parsePlanObject}, adding to `issues` (which may already hold problems found in the text). */
+function readPlan(
+  value: unknown,
+  source: string,
+  planIdOverride: string | undefined,
+  issues: IssueList,
+): PlanSpec {
   if (!isPlainObject(value)) {
     issues.plan([], `the plan must be a JSON object at the top level; got ${show(value)}`);
     throw new PlanInvalid(source, issues.items);
