@@ -39,6 +39,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     hostname: host,
     exclusive: settings.databaseUrl === undefined,
     isAlive: processAlive,
+    heartbeatIntervalMs: settings.heartbeatIntervalMs,
   });
   if (recovered.length > 0) {
     io.err.write(

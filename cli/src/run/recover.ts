@@ -16,23 +16,47 @@ function pidOf(workerId: string, hostname: string): number | undefined {
 }
 
 /**
- * Returns to PENDING the tasks that an earlier local run left claimed, so a `kill -9` loses nothing:
- * tasks held by a `whilly run` of this host whose process is gone (`worker_offline`), and, on any store,
- * tasks whose lease expired (`visibility_timeout`). With the embedded store this process holds the
- * data-directory lock, so every other holder is gone (`exclusive`).
- * @returns the ids of the released tasks.
+ * How many heartbeat intervals a same-host run must have been silent before its tasks are taken back
+ * on a shared database. Its worker loop beats every `WHILLY_HEARTBEAT_INTERVAL` while it runs, so three
+ * intervals allow two missed beats (a slow request, a short database outage) before it counts as gone.
  */
-export async function recoverOrphanedClaims(
-  store: TaskStore,
-  options: { selfId: string; hostname: string; exclusive: boolean; isAlive: PidAlive },
-): Promise<string[]> {
+export const SILENT_INTERVALS = 3;
+
+/** Options of {@link recoverOrphanedClaims}. */
+export type RecoverOptions = {
+  /** This run's worker id, never released. */
+  readonly selfId: string;
+  /** This host's name, as in `local-<hostname>-<pid>` worker ids. */
+  readonly hostname: string;
+  /** True when this process holds the embedded store's lock, so no other run can be alive. */
+  readonly exclusive: boolean;
+  readonly isAlive: PidAlive;
+  /** This run's heartbeat period (ms), `WHILLY_HEARTBEAT_INTERVAL`; see {@link SILENT_INTERVALS}. */
+  readonly heartbeatIntervalMs: number;
+};
+
+/**
+ * Returns to PENDING the tasks that an earlier local run left claimed, so a `kill -9` loses nothing:
+ * tasks held by a `whilly run` that is gone (`worker_offline`), and, on any store, tasks whose lease
+ * expired (`visibility_timeout`).
+ *
+ * With the embedded store this process holds the data-directory lock, so every other holder is gone
+ * (`exclusive`). On a shared Postgres a missing pid is not proof: another machine or container may
+ * have the same hostname and run a process with that pid. There a `local-<this host>-<pid>` run counts
+ * as gone only when its pid is not alive here AND its last heartbeat is older than
+ * {@link SILENT_INTERVALS} heartbeat intervals, judged on the database clock by the store.
+ * @returns the ids of the released tasks, as `<plan>/<task>`.
+ * @throws {InvalidInput} for a negative or fractional `heartbeatIntervalMs`.
+ */
+export async function recoverOrphanedClaims(store: TaskStore, options: RecoverOptions): Promise<string[]> {
   const released: string[] = [];
+  const silentForMs = options.exclusive ? undefined : SILENT_INTERVALS * options.heartbeatIntervalMs;
   for (const worker of await store.listWorkers()) {
     if (worker.workerId === options.selfId) continue;
     const pid = pidOf(worker.workerId, options.hostname);
     const gone = options.exclusive || (pid !== undefined && !options.isAlive(pid));
     if (!gone) continue;
-    const tasks = await store.releaseWorkerTasks(worker.workerId, "worker_offline");
+    const tasks = await store.releaseWorkerTasks(worker.workerId, "worker_offline", { silentForMs });
     released.push(...tasks.map((t) => `${t.planId}/${t.id}`));
   }
   const expired = await store.releaseExpiredLeases();

@@ -183,9 +183,16 @@ export interface TaskStore {
   /**
    * Returns to `PENDING` every task claimed by `workerId` (any plan), with `RELEASE` events carrying
    * `reason` and `worker_id`. Used when a worker is known gone.
-   * @returns the released tasks.
+   * @param options.silentForMs when given (ms), releases only if the worker's last heartbeat is older
+   *   than this by the database clock (or the worker has no row), and otherwise releases nothing: for
+   *   callers whose evidence that the worker is gone is not conclusive on its own.
+   * @returns the released tasks. @throws {InvalidInput} for a negative or fractional `silentForMs`.
    */
-  releaseWorkerTasks(workerId: string, reason: string): Promise<TaskRecord[]>;
+  releaseWorkerTasks(
+    workerId: string,
+    reason: string,
+    options?: { silentForMs?: number | undefined },
+  ): Promise<TaskRecord[]>;
 
   /** Returns to `PENDING` every task whose lease expired, with `RELEASE` `visibility_timeout`. */
   releaseExpiredLeases(): Promise<TaskRecord[]>;

@@ -13,6 +13,11 @@ export function leaseUntil(leaseMs: number): SQL<Date> {
   return sql<Date>`now() + make_interval(secs => ${leaseMs}::double precision / 1000)`;
 }
 
+/** The instant `ms` milliseconds before now, by the database clock. */
+export function before(ms: number): SQL<Date> {
+  return sql<Date>`now() - make_interval(secs => ${ms}::double precision / 1000)`;
+}
+
 /** The column values of a task nobody holds. */
 export const NO_CLAIM = { claimedBy: null, claimedAt: null, leaseExpiresAt: null } as const;
 

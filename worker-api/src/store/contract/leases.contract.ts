@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ContractContext, claimAs, plan, sleep, task } from "./helpers.contract.js";
+import { type ContractContext, caught, claimAs, eventTypes, plan, sleep, task } from "./helpers.contract.js";
 
 /** Heartbeats renew leases; sweeps release expired leases and the tasks of gone workers. */
 export function describeLeaseContract(ctx: ContractContext): void {
@@ -82,6 +82,25 @@ export function describeLeaseContract(ctx: ContractContext): void {
       expect((await ctx.store.getTask("p", "B"))?.claimedBy).toBe("alive");
       const last = (await ctx.store.listEvents("q")).at(-1);
       expect(last?.payload).toEqual({ reason: "worker_offline", version: 2, worker_id: "gone" });
+    });
+
+    it("releaseWorkerTasks with silentForMs releases only a worker silent that long by the database clock", async () => {
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      const claimed = await claimAs(ctx.store, "p", "same-host");
+      await ctx.store.heartbeat("same-host", 60_000);
+      const kept = await ctx.store.releaseWorkerTasks("same-host", "worker_offline", { silentForMs: 60_000 });
+      expect(kept).toEqual([]);
+      expect(await ctx.store.getTask("p", "A")).toMatchObject({
+        status: "CLAIMED",
+        claimedBy: "same-host",
+        version: claimed?.version,
+      });
+      expect(await eventTypes(ctx.store, "p", "A")).toEqual(["task.created", "CLAIM"]);
+      // The last heartbeat lies before this transaction's now(), so a zero threshold finds it silent.
+      const released = await ctx.store.releaseWorkerTasks("same-host", "worker_offline", { silentForMs: 0 });
+      expect(released.map((t) => [t.id, t.status])).toEqual([["A", "PENDING"]]);
+      const bad = await caught(ctx.store.releaseWorkerTasks("same-host", "x", { silentForMs: -1 }));
+      expect(bad).toMatchObject({ code: "invalid_input", field: "silentForMs" });
     });
 
     it("the offline sweep marks silent workers offline and releases their tasks", async () => {

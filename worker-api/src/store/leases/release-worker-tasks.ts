@@ -1,16 +1,42 @@
-import type { TaskRecord } from "@whilly/core";
+import { InvalidInput, type TaskRecord } from "@whilly/core";
 import { tasks, workers } from "@whilly/schema";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
+import { before } from "../lease.js";
 import { releaseWhere } from "./release-where.js";
 
 /**
  * Returns every task `workerId` holds, in any plan, to `PENDING` (call inside a transaction), with
  * `RELEASE` `{reason, version, worker_id}`. For a worker known to be gone, e.g. an earlier local run
  * (`reason: "worker_offline"`).
+ * @param options.silentForMs release only when the worker's last heartbeat is older than this many
+ *   milliseconds by the database clock (a worker without a row counts as silent); otherwise nothing
+ *   changes. The worker row is locked first, so a heartbeat racing this call either lands before it
+ *   (and keeps the tasks) or after it (and renews nothing).
  * @returns the released tasks.
+ * @throws {InvalidInput} for a negative or fractional `silentForMs`.
  */
-export function releaseWorkerTasks(tx: Db, workerId: string, reason: string): Promise<TaskRecord[]> {
+export async function releaseWorkerTasks(
+  tx: Db,
+  workerId: string,
+  reason: string,
+  options: { silentForMs?: number | undefined } = {},
+): Promise<TaskRecord[]> {
+  const { silentForMs } = options;
+  if (silentForMs !== undefined) {
+    if (!Number.isSafeInteger(silentForMs) || silentForMs < 0) {
+      throw new InvalidInput(
+        "silentForMs",
+        `silentForMs must be a whole, non-negative number of milliseconds; got ${silentForMs}`,
+      );
+    }
+    const [worker] = await tx
+      .select({ silent: sql<boolean>`${workers.lastHeartbeat} < ${before(silentForMs)}` })
+      .from(workers)
+      .where(eq(workers.workerId, workerId))
+      .for("update");
+    if (worker && !worker.silent) return [];
+  }
   return releaseWhere(tx, eq(tasks.claimedBy, workerId), reason);
 }
 
@@ -28,15 +54,7 @@ export async function releaseOfflineWorkers(
   const marked = await tx
     .update(workers)
     .set({ status: "offline" })
-    .where(
-      and(
-        eq(workers.status, "online"),
-        lt(
-          workers.lastHeartbeat,
-          sql`now() - make_interval(secs => ${heartbeatTimeoutMs}::double precision / 1000)`,
-        ),
-      ),
-    )
+    .where(and(eq(workers.status, "online"), lt(workers.lastHeartbeat, before(heartbeatTimeoutMs))))
     .returning({ workerId: workers.workerId });
   const offline = tx.select({ id: workers.workerId }).from(workers).where(eq(workers.status, "offline"));
   const released = await releaseWhere(tx, sql`${tasks.claimedBy} IN (${offline})`, "worker_offline");
