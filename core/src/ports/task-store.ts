@@ -127,13 +127,14 @@ export interface TaskStore {
    * Records a heartbeat and renews to now + `leaseMs` the leases of the tasks the worker holds: every
    * one, or only those in `running` when the worker says what it runs (a task it holds without knowing,
    * because a claim reply was lost, then expires and returns to the queue).
-   * @returns `ok: false` when the worker row does not exist; `renewed` counts renewed leases.
+   * @returns `ok: false` when the worker row does not exist; `renewed` lists the tasks whose lease was
+   *   renewed, by plan then id (a named task the worker does not hold is not among them).
    */
   heartbeat(
     workerId: string,
     leaseMs: number,
     running?: readonly TaskRef[],
-  ): Promise<{ ok: boolean; renewed: number }>;
+  ): Promise<{ ok: boolean; renewed: TaskRef[] }>;
 
   /**
    * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under

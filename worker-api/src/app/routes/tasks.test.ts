@@ -144,48 +144,6 @@ describe("task routes", () => {
     expect(((await notJson.json()) as { error_code: string }).error_code).toBe("invalid_input");
   });
 
-  it("renews the worker's leases on heartbeat and rejects a path/body mismatch", async () => {
-    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
-    const before = Date.parse(body.task.lease_expires_at);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const beat = await post("/workers/w1/heartbeat", { worker_id: "w1" });
-    expect(beat.body).toEqual({ ok: true, renewed: 1 });
-    const lease = (await store.getTask("p", "A"))?.leaseExpiresAt?.getTime() ?? 0;
-    expect(lease).toBeGreaterThan(before);
-    const named = { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A" }] };
-    expect((await post("/workers/w1/heartbeat", named)).body).toEqual({ ok: true, renewed: 1 });
-    expect((await post("/workers/w1/heartbeat", { worker_id: "w1", tasks: [] })).body).toEqual({
-      ok: true,
-      renewed: 0,
-    });
-    expect((await post("/workers/w1/heartbeat", { worker_id: "w2" })).status).toBe(400);
-    expect((await post("/workers/ghost/heartbeat", { worker_id: "ghost" })).body).toEqual({
-      ok: false,
-      renewed: 0,
-    });
-  });
-
-  it("sends a worker.heartbeat event per named running task to the event buffer", async () => {
-    const appended: unknown[] = [];
-    const buffered = app({ events: { append: (events) => void appended.push(...events) } });
-    await post("/tasks/claim", { worker_id: "w1", plan_id: "p" }, buffered);
-    await post("/workers/w1/heartbeat", { worker_id: "w1" }, buffered);
-    await post(
-      "/workers/ghost/heartbeat",
-      { worker_id: "ghost", tasks: [{ plan_id: "p", task_id: "A" }] },
-      buffered,
-    );
-    expect(appended).toEqual([]);
-    await post(
-      "/workers/w1/heartbeat",
-      { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A" }] },
-      buffered,
-    );
-    expect(appended).toEqual([
-      { planId: "p", taskId: "A", eventType: "worker.heartbeat", payload: { worker_id: "w1" } },
-    ]);
-  });
-
   it("lets a per-worker identity act only as itself (403)", async () => {
     const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);

@@ -12,8 +12,9 @@ const REGISTER_ATTEMPTS = 5;
  * Worker routes:
  * - `POST /workers/register` (bootstrap token): stores a new worker and answers 201
  *   `{worker_id, token}`; the token is shown once and only its hash is kept.
- * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases; a
- *   `worker.heartbeat` event per named running task goes to the event buffer.
+ * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases,
+ *   answering `{ok, renewed}` (a count); a `worker.heartbeat` event per named task whose lease it
+ *   renewed goes to the event buffer.
  */
 export function workerRoutes(deps: AppDeps) {
   return new Hono()
@@ -43,13 +44,14 @@ export function workerRoutes(deps: AppDeps) {
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
       const running = body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id }));
-      const result = await asWorker(deps, c, body.worker_id, (store) =>
+      const { ok, renewed } = await asWorker(deps, c, body.worker_id, (store) =>
         store.heartbeat(body.worker_id, deps.settings.leaseMs, running),
       );
-      // Each running task's log shows its worker is alive; batched, since heartbeats are frequent.
-      if (result.ok && running && running.length > 0 && deps.events) {
+      // Each running task's log shows its worker is alive; batched, since heartbeats are frequent. Only
+      // renewed leases count: a named task the worker does not hold says nothing about that task.
+      if (running && renewed.length > 0 && deps.events) {
         await deps.events.append(
-          running.map((t) => ({
+          renewed.map((t) => ({
             planId: t.planId,
             taskId: t.taskId,
             eventType: EVENT_TYPES.workerHeartbeat,
@@ -57,6 +59,6 @@ export function workerRoutes(deps: AppDeps) {
           })),
         );
       }
-      return c.json(result);
+      return c.json({ ok, renewed: renewed.length });
     });
 }

@@ -13,7 +13,13 @@ export function describeLeaseContract(ctx: ContractContext): void {
       await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 1 });
       const c = await ctx.store.claim({ planId: "p", workerId: "w2", leaseMs: 1 });
 
-      expect(await ctx.store.heartbeat("w1", 600_000)).toEqual({ ok: true, renewed: 2 });
+      expect(await ctx.store.heartbeat("w1", 600_000)).toEqual({
+        ok: true,
+        renewed: [
+          { planId: "p", taskId: "A" },
+          { planId: "p", taskId: "B" },
+        ],
+      });
       await sleep(30);
       const released = await ctx.store.releaseExpiredLeases();
       expect(released.map((t) => t.id)).toEqual(["C"]);
@@ -34,15 +40,30 @@ export function describeLeaseContract(ctx: ContractContext): void {
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
       for (const planId of ["p", "p", "q"]) await ctx.store.claim({ planId, workerId: "w1", leaseMs: 1 });
       const running = [{ planId: "q", taskId: "A" }];
-      expect(await ctx.store.heartbeat("w1", 600_000, running)).toEqual({ ok: true, renewed: 1 });
-      expect(await ctx.store.heartbeat("w1", 600_000, [])).toEqual({ ok: true, renewed: 0 });
+      expect(await ctx.store.heartbeat("w1", 600_000, running)).toEqual({ ok: true, renewed: running });
+      expect(await ctx.store.heartbeat("w1", 600_000, [])).toEqual({ ok: true, renewed: [] });
       await sleep(30);
       const released = await ctx.store.releaseExpiredLeases();
       expect(released.map((t) => `${t.planId}/${t.id}`).sort()).toEqual(["p/A", "p/B"]);
     });
 
     it("a heartbeat from an unknown worker is not ok and renews nothing", async () => {
-      expect(await ctx.store.heartbeat("ghost", 1000)).toEqual({ ok: false, renewed: 0 });
+      expect(await ctx.store.heartbeat("ghost", 1000)).toEqual({ ok: false, renewed: [] });
+    });
+
+    it("a heartbeat reports as renewed only the named tasks the worker holds", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      await claimAs(ctx.store, "p", "w1");
+      await claimAs(ctx.store, "p", "w2");
+      const named = [
+        { planId: "p", taskId: "A" },
+        { planId: "p", taskId: "B" },
+        { planId: "p", taskId: "C" },
+        { planId: "nope", taskId: "A" },
+      ];
+      const beat = await ctx.store.heartbeat("w1", 600_000, named);
+      expect(beat).toEqual({ ok: true, renewed: [{ planId: "p", taskId: "A" }] });
+      expect((await ctx.store.getTask("p", "B"))?.claimedBy).toBe("w2");
     });
 
     it("the lease sweep releases expired leases with RELEASE visibility_timeout naming the worker", async () => {
@@ -117,7 +138,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
         ["fresh", "online"],
         ["silent", "offline"],
       ]);
-      expect(await ctx.store.heartbeat("silent", 1000)).toEqual({ ok: true, renewed: 0 });
+      expect(await ctx.store.heartbeat("silent", 1000)).toEqual({ ok: true, renewed: [] });
       expect((await ctx.store.listWorkers()).every((w) => w.status === "online")).toBe(true);
     });
   });

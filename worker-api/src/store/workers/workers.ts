@@ -45,7 +45,8 @@ export async function listWorkers(db: Db): Promise<WorkerRecord[]> {
  * names. A task the worker holds but does not know it holds (its claim reply was lost) is then left to
  * expire and the sweep returns it, instead of being renewed for as long as the worker lives. Renewal
  * is not a transition: versions stay as they are, so the worker's fenced calls still match.
- * @returns `ok: false` when the worker is not registered; `renewed` counts renewed leases.
+ * @returns `ok: false` when the worker is not registered; `renewed` lists the tasks whose lease was
+ *   renewed, by plan and id: named tasks the worker does not hold (or no longer holds) are left out.
  * @throws {InvalidInput} for a bad lease.
  */
 export async function heartbeat(
@@ -53,15 +54,15 @@ export async function heartbeat(
   workerId: string,
   leaseMs: number,
   running?: readonly TaskRef[],
-): Promise<{ ok: boolean; renewed: number }> {
+): Promise<{ ok: boolean; renewed: TaskRef[] }> {
   assertLeaseMs(leaseMs);
   const [worker] = await tx
     .update(workers)
     .set({ status: "online", lastHeartbeat: sql`now()` })
     .where(eq(workers.workerId, workerId))
     .returning({ workerId: workers.workerId });
-  if (!worker) return { ok: false, renewed: 0 };
-  if (running !== undefined && running.length === 0) return { ok: true, renewed: 0 };
+  if (!worker) return { ok: false, renewed: [] };
+  if (running !== undefined && running.length === 0) return { ok: true, renewed: [] };
   const named =
     running === undefined
       ? undefined
@@ -70,6 +71,11 @@ export async function heartbeat(
     .update(tasks)
     .set({ leaseExpiresAt: leaseUntil(leaseMs) })
     .where(and(eq(tasks.claimedBy, workerId), inArray(tasks.status, [...LEASED]), named))
-    .returning({ id: tasks.id });
-  return { ok: true, renewed: renewed.length };
+    .returning({ planId: tasks.planId, taskId: tasks.id });
+  renewed.sort((a, b) => compare(a.planId, b.planId) || compare(a.taskId, b.taskId));
+  return { ok: true, renewed };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
