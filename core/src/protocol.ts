@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_INT4 } from "./plan/limits.js";
 import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
 
 /**
@@ -51,7 +52,8 @@ export type ClaimRequest = z.infer<typeof claimRequestSchema>;
 export const claimResponseSchema = z.object({ task: taskPayloadSchema, plan: planPayloadSchema.nullable() });
 export type ClaimResponse = z.infer<typeof claimResponseSchema>;
 
-const fence = { worker_id: id, plan_id: id.optional(), version: z.number().int().nonnegative() };
+/** A version the worker last saw: never above what the store's `INTEGER` column holds. */
+const fence = { worker_id: id, plan_id: id.optional(), version: z.number().int().min(0).max(MAX_INT4) };
 
 /** Cost in USD as a JSON number or decimal string (spec section 5.3); converted to micro-dollars. */
 const cost = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);

@@ -1,7 +1,7 @@
 export { canonicalJson } from "./canonical-json.js";
 export { exportPlan } from "./export.js";
 export { findJsonSyntaxError, type JsonSyntaxError } from "./json-syntax.js";
-export { MAX_DESCRIPTION_BYTES, MAX_ID_LENGTH, MAX_NESTING, MAX_VERSION } from "./limits.js";
+export { MAX_DESCRIPTION_BYTES, MAX_ID_LENGTH, MAX_INT4, MAX_NESTING, MAX_VERSION } from "./limits.js";
 export { PLAN_FIELDS, parsePlanFile, parsePlanObject } from "./parse-plan.js";
 export { TASK_FIELDS } from "./parse-task.js";
 export { idProblem, unstorableText } from "./text.js";

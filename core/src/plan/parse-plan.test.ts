@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PlanInvalid, type PlanIssue } from "../errors.js";
+import { MAX_INT4, MAX_VERSION } from "./limits.js";
 import { parsePlanFile, parsePlanObject } from "./parse-plan.js";
 
 const PLANS = new URL("../../../test/fixtures/plans/", import.meta.url);
@@ -214,8 +215,19 @@ describe("parse errors name the field and the task", () => {
     ]);
     expect(messages({ project: "p", tasks: [task("A", { version: 1.5 })] })).toHaveLength(1);
     expect(messages({ project: "p", tasks: [task("A", { version: 2 ** 31 })] })).toEqual([
-      "task 'A' (tasks[0]): 'version' must be a non-negative integer no larger than 2147483647; got 2147483648",
+      `task 'A' (tasks[0]): 'version' must be at most ${MAX_VERSION}, leaving room for the transitions that count up from it; got 2147483648 (set it to 0 or leave it out)`,
     ]);
+  });
+
+  it("keeps versions far enough below the store's INTEGER column for every later transition", () => {
+    expect(MAX_VERSION).toBeLessThanOrEqual(MAX_INT4 - 1_000_000_000);
+    for (const version of [2_147_483_647, 2_147_483_646, MAX_VERSION + 1]) {
+      const found = messages({ project: "p", tasks: [task("A", { version })] });
+      expect(found).toHaveLength(1);
+      expect(found[0]).toContain("'version' must be at most");
+    }
+    const accepted = parsePlanObject({ project: "p", tasks: [task("A", { version: MAX_VERSION })] }, "test");
+    expect(accepted.tasks[0]?.version).toBe(MAX_VERSION);
   });
 
   it("rejects a non-string prd_requirement", () => {

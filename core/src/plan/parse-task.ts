@@ -195,10 +195,12 @@ function readOptionalString(
 
 function readVersion(value: unknown, scope: TaskScope, issues: IssueList): number | undefined {
   if (value === undefined) return 0;
-  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_VERSION)
-    return value;
-  const limit = typeof value === "number" && value > MAX_VERSION ? ` no larger than ${MAX_VERSION}` : "";
-  issues.task(scope, ["version"], `'version' must be a non-negative integer${limit}; got ${show(value)}`);
+  const integer = typeof value === "number" && Number.isInteger(value) && value >= 0;
+  if (integer && value <= MAX_VERSION) return value;
+  const message = integer
+    ? `'version' must be at most ${MAX_VERSION}, leaving room for the transitions that count up from it; got ${show(value)} (set it to 0 or leave it out)`
+    : `'version' must be a non-negative integer; got ${show(value)}`;
+  issues.task(scope, ["version"], message);
   return undefined;
 }
 

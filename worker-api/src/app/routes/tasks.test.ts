@@ -139,6 +139,9 @@ describe("task routes", () => {
       cost_usd: "-1",
     });
     expect(badCost.status).toBe(422);
+    const hugeVersion = await post("/tasks/A/start", { worker_id: "w1", plan_id: "p", version: 2 ** 31 });
+    expect(hugeVersion.status).toBe(422);
+    expect(hugeVersion.body.detail).toContain("version");
     const notJson = await app().request("/tasks/claim", { method: "POST", body: "{" });
     expect(notJson.status).toBe(422);
     expect(((await notJson.json()) as { error_code: string }).error_code).toBe("invalid_input");

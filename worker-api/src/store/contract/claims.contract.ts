@@ -1,4 +1,4 @@
-import { InvalidInput, PlanNotFound } from "@whilly/core";
+import { InvalidInput, MAX_VERSION, PlanNotFound } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { type ContractContext, caught, claimAs, drain, plan, runNext, task } from "./helpers.contract.js";
 
@@ -19,6 +19,20 @@ export function describeClaimContract(ctx: ContractContext): void {
         costMicroUsd: 0,
       });
       expect(await drain(ctx.store, "p", "w1")).toEqual(["B"]);
+    });
+
+    it("walks a task imported at the highest plan-file version through claims, releases and a finish", async () => {
+      await ctx.store.importPlan(plan("p", [{ ...task("A"), version: MAX_VERSION }]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      let held = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      for (let round = 0; round < 3; round++) {
+        const fence = { planId: "p", taskId: "A", workerId: "w1", version: held?.version ?? -1 };
+        await ctx.store.release({ ...fence, reason: "again" });
+        held = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      }
+      const fence = { planId: "p", taskId: "A", workerId: "w1", version: held?.version ?? -1 };
+      const done = await ctx.store.complete({ ...fence, costMicroUsd: 0 });
+      expect(done.task).toMatchObject({ status: "DONE", version: MAX_VERSION + 12 });
     });
 
     it("orders by priority (critical, high, medium, low), then by id in byte order", async () => {
