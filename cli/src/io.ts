@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { styleText } from "node:util";
+import { terminalText } from "@whilly/core";
 
 /** A writable text stream, as `process.stdout` is. */
-export type Out = { write(text: string): unknown; isTTY?: boolean };
+export type Out = { write(text: string): unknown; isTTY?: boolean | undefined };
 
 /**
  * The CLI's world: streams, environment and working directory. `main` passes the process's;
@@ -21,9 +23,18 @@ export type Io = {
 /** Text styles whilly uses. */
 export type Style = "red" | "green" | "yellow" | "cyan" | "gray" | "bold" | "dim";
 
+// The painter's escape sequences carry this per-process mark in place of ESC until a safe stream writes
+// them, so that stream can tell them from an ESC inside untrusted text (which it escapes). Nothing a
+// plan file or an agent writes can guess it.
+const OWN_ESC = `\uE000${randomBytes(8).toString("hex")}\uE001`;
+const OWN_SGR = new RegExp(`${OWN_ESC}\\[[0-9;]*m`, "g");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escape sequences is the point.
+const ESC = /\u001b/g;
+
 /**
  * Colours text for `stream` unless colour is off: `NO_COLOR` set (any value), `--no-color`, or a
- * stream that is not a terminal (https://no-color.org). Colour never carries meaning alone.
+ * stream that is not a terminal (https://no-color.org). Colour never carries meaning alone. The
+ * colours show only through a stream made by {@link terminalSafe}, which `main` gives every command.
  */
 export function painter(
   stream: Out,
@@ -31,7 +42,28 @@ export function painter(
   disabled = false,
 ): (style: Style, text: string) => string {
   const on = !disabled && stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== "dumb";
-  return (style, text) => (on ? styleText(style, text, { validateStream: false }) : text);
+  return (style, text) =>
+    on
+      ? styleText(style, terminalText(text, "lines"), { validateStream: false }).replace(ESC, OWN_ESC)
+      : text;
+}
+
+/**
+ * A stream that shows every control character written to it as an escape ({@link terminalText},
+ * line feeds and tabs kept), except the colours {@link painter} made. Every human-facing line whilly
+ * prints holds text from plan files, agents or servers; escaping it here, where all of it passes,
+ * leaves no path that could reach the terminal raw. JSON written through it keeps its meaning.
+ */
+export function terminalSafe(stream: Out): Out {
+  return {
+    isTTY: stream.isTTY,
+    write: (text: string) => stream.write(terminalText(text, "lines").split(OWN_ESC).join("\u001b")),
+  };
+}
+
+/** The width of `text` on a terminal in UTF-16 code units, leaving out the painter's colours. */
+export function visibleLength(text: string): number {
+  return text.replace(OWN_SGR, "").length;
 }
 
 /** Writes `error: <message>` and, when given, `hint: <hint>` to stderr. */

@@ -6,15 +6,17 @@ import { serverCommand } from "./commands/server.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
-import { type Io, printError } from "./io.js";
+import { type Io, printError, terminalSafe } from "./io.js";
 import { reportError } from "./report-error.js";
 import { VERSION } from "./version.js";
 
 /**
  * Runs the `whilly` command line and returns the exit code; nothing here calls `process.exit`.
- * Data goes to `io.out`, diagnostics to `io.err`.
+ * Data goes to `io.out`, diagnostics to `io.err`, both with control characters shown escaped (see
+ * {@link terminalSafe}): much of what whilly prints comes from plan files, agents and servers.
  */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export async function main(argv: readonly string[], processIo: Io): Promise<number> {
+  const io: Io = { ...processIo, out: terminalSafe(processIo.out), err: terminalSafe(processIo.err) };
   const ctx = new CliContext(io);
   let helpText = "";
   // yargs reports a near-miss command as "Did you mean X?" before it reports the unknown word itself;

@@ -227,6 +227,8 @@ export function writePlanFile(file: string, planId: string, tasks: readonly Task
 /** What {@link BY_TASK_AGENT} does for one task (see the file's header). */
 export type AgentStep = {
   outcome?: "ok" | "fail" | "hang" | "hang_once";
+  /** The reply of a failing attempt. */
+  message?: string;
   cost?: number;
   sleep_ms?: number;
   until_file?: string;

@@ -1,23 +1,25 @@
+import { terminalText } from "@whilly/core";
+import { visibleLength } from "../io.js";
+
 /**
- * Renders rows as a left-aligned text table with a header and two spaces between columns.
- * Widths count UTF-16 code units after stripping ANSI colour, which is exact for the ids and
- * badges whilly prints and close enough for wide characters.
+ * Renders rows as a left-aligned text table with a header and two spaces between columns. A cell
+ * stays on its row: line feeds and other control characters in it are shown escaped. Widths count
+ * UTF-16 code units leaving out the painter's colours, which is exact for the ids and badges whilly
+ * prints and close enough for wide characters.
  */
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ""))));
+export function renderTable(header: readonly string[], cellRows: readonly (readonly string[])[]): string {
+  const rows = cellRows.map((row) => row.map((cell) => terminalText(cell, "line")));
+  const widths = header.map((h, i) =>
+    Math.max(visibleLength(h), ...rows.map((r) => visibleLength(r[i] ?? ""))),
+  );
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visible(cell))))
+      .map((cell, i) =>
+        i === cells.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visibleLength(cell)),
+      )
       .join("  ")
       .trimEnd();
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escape sequences is the point.
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-function visible(text: string): number {
-  return text.replace(ANSI, "").length;
 }
 
 /** Formats a duration in ms for people: `850ms`, `12.3s`, `4m05s`, `1h02m`. */

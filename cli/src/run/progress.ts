@@ -1,5 +1,5 @@
 import type { ProgressEvent } from "@whilly/agent";
-import { displayUsd } from "@whilly/core";
+import { displayUsd, terminalText } from "@whilly/core";
 import type { Io } from "../io.js";
 import { painter } from "../io.js";
 import { displayDuration } from "../output/table.js";
@@ -17,7 +17,9 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
     if (ticker) clearInterval(ticker);
     ticker = undefined;
   };
-  const line = (text: string) => io.err.write(`${paint("dim", `[${finished}/${total}]`)} ${text}\n`);
+  // One line per step, whatever an agent's or a server's message holds.
+  const line = (text: string) =>
+    io.err.write(`${paint("dim", `[${finished}/${total}]`)} ${terminalText(text, "line")}\n`);
 
   const onEvent = (event: ProgressEvent): void => {
     switch (event.kind) {
@@ -45,7 +47,7 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
         else {
           line(`${paint("red", "✗")} ${task.id} FAILED (${attempt.reason}) in ${took} · ${cost}`);
           const why = attempt.detail.message;
-          if (typeof why === "string" && why !== "") io.err.write(`      ${why}\n`);
+          if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
         }
         return;
       }

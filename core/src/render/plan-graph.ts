@@ -5,6 +5,7 @@ import type { DagTaskWithStatus } from "../dag/graph.js";
 import { blockedTasks } from "../dag/readiness.js";
 import type { BlockedTask } from "../ports/task-store.js";
 import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
+import { terminalText } from "./terminal-text.js";
 
 /** Colours a status badge; the CLI passes one that honours `NO_COLOR` and TTY detection. */
 export type StatusColor = (status: TaskStatus, text: string) => string;
@@ -27,7 +28,8 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
  * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
  * topological depth then id, with `    └─ depends on: a, b` for in-plan dependencies and
  * `    ⚠ blocked by FAILED T-1` for blocked tasks; and `Summary: N tasks · PENDING=a · DONE=b`
- * listing non-zero counts in status order. Pure.
+ * listing non-zero counts in status order. Ids and the name are stored text: each stays on its line, with
+ * control characters escaped ({@link terminalText}). Pure.
  * @returns the text, each line ending in a newline.
  */
 export function renderPlanGraph(input: PlanGraphInput): string {
@@ -36,10 +38,10 @@ export function renderPlanGraph(input: PlanGraphInput): string {
   const lines: string[] = [];
 
   const cycles = detectCycles(tasks);
-  for (const cycle of cycles) lines.push(`Cycle detected: ${formatCycle(cycle)}`);
+  for (const cycle of cycles) lines.push(`Cycle detected: ${formatCycle(cycle.map(show))}`);
   if (cycles.length > 0) lines.push("");
 
-  const title = `Plan: ${input.planId} — ${input.name}`;
+  const title = `Plan: ${show(input.planId)} — ${show(input.name)}`;
   lines.push(title, "─".repeat(Math.max([...title].length, 40)));
 
   const depth = topologicalDepth(tasks);
@@ -50,20 +52,24 @@ export function renderPlanGraph(input: PlanGraphInput): string {
   );
   for (const task of ordered) {
     lines.push(
-      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${task.id}  (${task.priority})`,
+      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})`,
     );
     const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
-    if (deps.length > 0) lines.push(`    └─ depends on: ${deps.join(", ")}`);
+    if (deps.length > 0) lines.push(`    └─ depends on: ${deps.map(show).join(", ")}`);
     const roots = blockers.get(task.id) ?? [];
     if (roots.length > 0) {
       lines.push(
-        `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${id}`).join(", ")}`,
+        `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
       );
     }
   }
 
   lines.push("", summaryLine(tasks));
   return `${lines.join("\n")}\n`;
+}
+
+function show(text: string): string {
+  return terminalText(text, "line");
 }
 
 function summaryLine(tasks: readonly { readonly status: TaskStatus }[]): string {
