@@ -4,7 +4,12 @@
  */
 export const COMPLETION_MARKER = "<promise>COMPLETE</promise>";
 
-const FENCE = /^\s*(```|~~~)/gm;
+/**
+ * A code fence opening a line, after blanks: a line break (or the start) and then whitespace other than
+ * line breaks. Written without `^\s*` in multiline mode, which retries every line start of a run of blank
+ * lines and takes quadratic time on a result text of many of them.
+ */
+const FENCE = /(?:^|[\n\r\u2028\u2029])[^\S\n\r\u2028\u2029]*(?:```|~~~)/g;
 
 /**
  * True when the marker ends `text` (trailing whitespace allowed) outside any code: a marker the agent
