@@ -15,12 +15,22 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "./deps.js";
 
 /**
- * Maps any error to protocol v1's envelope. Our own errors keep their message; anything else is a bug,
- * logged in full and answered with a generic 500 so no internals (or secrets) reach the caller.
+ * The `detail` of every 503. A store error's own message comes from the database driver and can name
+ * the database's host, port, user and database (`connect ECONNREFUSED 10.0.0.5:5432`), none of which
+ * a client needs in order to retry; the log gets the message instead.
+ */
+export const UNAVAILABLE_DETAIL = "the task store is unavailable; try again";
+
+/**
+ * Maps any error to protocol v1's envelope. Our own client errors (4xx) keep their message; a
+ * retryable one (the store is unavailable) is a 503 with {@link UNAVAILABLE_DETAIL}, logged as
+ * `http.store_unavailable` with its cause; anything else is a bug, logged in full and answered with a
+ * generic 500. Either way no internals (or secrets) reach the caller.
  */
 export function errorResponse(err: unknown, c: Context, log: Logger | undefined): Response {
   const { status, body } = describeError(err);
-  if (status >= 500) log?.("error", "http.unhandled_error", { path: c.req.path, error: String(err) });
+  if (status === 503) log?.("warn", "http.store_unavailable", { path: c.req.path, error: String(err) });
+  else if (status >= 500) log?.("error", "http.unhandled_error", { path: c.req.path, error: String(err) });
   if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="whilly"');
   return c.json(body, status);
 }
@@ -62,7 +72,7 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
   if (err instanceof Forbidden)
     return { status: 403, body: envelope("worker_id_mismatch", err.message, null) };
   if (err instanceof WhillyError && err.retryable) {
-    return { status: 503, body: envelope(err.code, err.message, null) };
+    return { status: 503, body: envelope(err.code, UNAVAILABLE_DETAIL, null) };
   }
   return {
     status: 500,
