@@ -135,20 +135,52 @@ export class ConfigurationError extends WhillyError {
   readonly code = "configuration";
 }
 
-/** The embedded store's data directory is owned by another process. */
+/** Who holds an embedded store's lock, as its lock file says. */
+export type StoreLockHolder = {
+  readonly pid: number;
+  readonly hostname: string;
+  /** When it took the lock (ISO 8601), as it wrote it. */
+  readonly startedAt: string | undefined;
+  /** True when the holder runs on another host, where whilly cannot check whether it still lives. */
+  readonly otherHost: boolean;
+};
+
+/**
+ * The embedded store's data directory is owned by another process: `lockPath` names the lock file and
+ * `holder` who holds it (`undefined` when the file names no owner). The hint says how to go on,
+ * including deleting the lock file when its holder is gone but cannot be proven gone.
+ */
 export class StoreLocked extends WhillyError {
   readonly code = "store_locked";
+  /** The holder's pid, when the lock file names one. */
+  readonly ownerPid: number | undefined;
   constructor(
     readonly dataDir: string,
-    readonly ownerPid: number | undefined,
+    readonly lockPath: string,
+    readonly holder: StoreLockHolder | undefined,
   ) {
-    super(
-      `the embedded store at ${dataDir} is in use by another whilly process${ownerPid ? ` (pid ${ownerPid})` : ""}`,
-      {
-        hint: "wait for it to finish, or set WHILLY_DATABASE_URL to share a Postgres server between processes",
-      },
-    );
+    super(describeLock(dataDir, lockPath, holder), { hint: lockHint(lockPath, holder) });
+    this.ownerPid = holder?.pid;
   }
+}
+
+function describeLock(dataDir: string, lockPath: string, holder: StoreLockHolder | undefined): string {
+  if (holder === undefined) {
+    return `the embedded store at ${dataDir} is locked by ${lockPath}, which names no owner`;
+  }
+  const where = holder.otherHost ? ` on host '${holder.hostname}'` : "";
+  const since = holder.startedAt ? `, since ${holder.startedAt}` : "";
+  const unknown = holder.otherHost ? "; this host cannot tell whether it still runs" : "";
+  return `the embedded store at ${dataDir} is in use by another whilly process (pid ${holder.pid}${where}${since}; lock file ${lockPath})${unknown}`;
+}
+
+function lockHint(lockPath: string, holder: StoreLockHolder | undefined): string {
+  const share = "set WHILLY_DATABASE_URL to share a Postgres server between processes";
+  if (holder === undefined) return `if no whilly process uses this store, delete ${lockPath}; or ${share}`;
+  if (holder.otherHost) {
+    return `if no whilly process runs on '${holder.hostname}' any more (a replaced container, say), delete ${lockPath} and run again; else wait for it to finish, or ${share}`;
+  }
+  return `wait for it to finish (or stop it: kill ${holder.pid}), or ${share}`;
 }
 
 /** The database cannot be reached or refused the connection. */

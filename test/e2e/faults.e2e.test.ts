@@ -101,10 +101,15 @@ describe("whilly run as a process", () => {
       for (const second of [list, run]) {
         expect(second.code).toBe(1);
         expect(second.out).toBe("");
-        expect(second.err).toBe(
-          `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid})\n` +
-            "hint: wait for it to finish, or set WHILLY_DATABASE_URL to share a Postgres server between processes\n",
+        const [error, hint, rest] = second.err.split("\n");
+        expect(error).toContain(
+          `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid}, since `,
         );
+        expect(error).toContain(`; lock file ${store}.lock)`);
+        expect(hint).toBe(
+          `hint: wait for it to finish (or stop it: kill ${first.child.pid}), or set WHILLY_DATABASE_URL to share a Postgres server between processes`,
+        );
+        expect(rest).toBe("");
       }
     } finally {
       writeFileSync(go, "");

@@ -104,9 +104,10 @@ describe("openEmbeddedStore", () => {
       const [code, pid, message] = second.output().stderr.trim().split("|");
       expect(code).toBe("store_locked");
       expect(Number(pid)).toBe(process.pid);
-      expect(message).toBe(
-        `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid})`,
+      expect(message).toContain(
+        `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid}, since `,
       );
+      expect(message).toContain(`; lock file ${lockPathFor(dataDir)})`);
       expect(await store.getPlan("p")).toBeUndefined();
     } finally {
       await store.close();

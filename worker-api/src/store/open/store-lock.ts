@@ -4,8 +4,11 @@ import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import { StoreLocked } from "@whilly/core";
 
-/** Who holds a lock: written whole into the lock file before it appears. */
-type Owner = { pid: number; hostname: string; startedAt: string; token: string };
+/**
+ * Who holds a lock: written whole into the lock file before it appears. `process` (Linux only) is the
+ * holder's boot id and start time, which tell a live holder from another process given its pid later.
+ */
+type Owner = { pid: number; hostname: string; startedAt: string; token: string; process?: string };
 
 /** A held lock on an embedded data directory. */
 export type StoreLock = {
@@ -17,6 +20,9 @@ export type StoreLock = {
 
 const ATTEMPTS = 5;
 
+/** Tokens of the locks this process holds: a lock naming this pid with another token is stale. */
+const held = new Set<string>();
+
 /** The lock file of a data directory: beside it, so PGlite's initdb sees an empty directory. */
 export function lockPathFor(dataDir: string): string {
   return `${resolve(dataDir)}.lock`;
@@ -27,29 +33,45 @@ export function lockPathFor(dataDir: string): string {
  * a second process writing the same files loses rows, so whilly refuses a second opener.
  *
  * The lock file appears atomically with its whole content (written to a private file, then hard-linked
- * into place, which fails if it exists) and names pid, hostname and start time. A lock whose pid is dead
- * on this host was left by a killed process and is taken over; one from another host cannot be checked
- * and counts as held. The lock goes on `release()` and when the process exits normally; after SIGKILL
- * the next opener takes it over.
- * @throws {StoreLocked} with the owner's pid when a live process holds the directory.
+ * into place, which fails if it exists) and names pid, hostname and start time. A lock from this host
+ * whose holder is provably gone was left by a killed process and is taken over: its pid is dead, or is
+ * this process's own (a restarted container often gets the same pid), or (on Linux) now belongs to a
+ * process that started later or in another boot. A lock from another host cannot be checked and counts
+ * as held; the error names the lock file, so a person who knows that host is gone (a replaced container
+ * on the same volume) can delete it. The lock goes on `release()` and when the process exits normally.
+ * @throws {StoreLocked} naming the lock file and its holder (pid, host, since when) while it may live.
  */
 export function acquireStoreLock(dataDir: string): StoreLock {
   const path = lockPathFor(dataDir);
   mkdirSync(dirname(path), { recursive: true });
+  const identity = processIdentity(process.pid);
   const me: Owner = {
     pid: process.pid,
     hostname: hostname(),
     startedAt: new Date().toISOString(),
     token: randomUUID(),
+    ...(identity === undefined ? {} : { process: identity }),
   };
+  let last: Owner | "unreadable" | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (tryCreate(path, me)) return holding(path, me);
     const owner = readOwner(path);
     if (owner === "gone") continue;
-    if (owner !== "unreadable" && isLive(owner)) throw new StoreLocked(resolve(dataDir), owner.pid);
+    last = owner;
+    if (owner !== "unreadable" && isLive(owner)) throw locked(dataDir, path, owner);
     takeOver(path, owner, me);
   }
-  throw new StoreLocked(resolve(dataDir), undefined);
+  throw locked(dataDir, path, last === "unreadable" ? undefined : last);
+}
+
+function locked(dataDir: string, path: string, owner: Owner | undefined): StoreLocked {
+  const holder = owner && {
+    pid: owner.pid,
+    hostname: owner.hostname,
+    startedAt: typeof owner.startedAt === "string" ? owner.startedAt : undefined,
+    otherHost: owner.hostname !== hostname(),
+  };
+  return new StoreLocked(resolve(dataDir), path, holder);
 }
 
 function tryCreate(path: string, me: Owner): boolean {
@@ -67,10 +89,10 @@ function tryCreate(path: string, me: Owner): boolean {
 }
 
 function holding(path: string, me: Owner): StoreLock {
-  let held = true;
+  held.add(me.token);
   const release = () => {
-    if (!held) return;
-    held = false;
+    if (!held.has(me.token)) return;
+    held.delete(me.token);
     process.off("exit", release);
     const owner = readOwner(path);
     if (typeof owner === "object" && owner.token === me.token) unlinkQuietly(path);
@@ -102,14 +124,34 @@ function readOwner(path: string): Owner | "gone" | "unreadable" {
   return "unreadable";
 }
 
-/** True unless the owner is a process on this host that no longer exists. */
+/** True unless the owner is provably gone: a process on this host that no longer runs. */
 function isLive(owner: Owner): boolean {
   if (owner.hostname !== hostname()) return true;
+  if (owner.pid === process.pid) return held.has(owner.token);
   try {
     process.kill(owner.pid, 0);
-    return true;
   } catch (error) {
-    return codeOf(error) !== "ESRCH";
+    // EPERM: a process of another user runs under that pid; it may be the holder.
+    if (codeOf(error) === "ESRCH") return false;
+  }
+  if (typeof owner.process !== "string") return true;
+  const now = processIdentity(owner.pid);
+  return now === undefined || now === owner.process;
+}
+
+/**
+ * Linux: `<boot id>:<start time in clock ticks since boot>` of a running process, which no later
+ * process under the same pid shares; `undefined` where `/proc` does not tell (other systems).
+ */
+function processIdentity(pid: number): string | undefined {
+  try {
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name start at the third; the start time is the 22nd.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return boot && start ? `${boot}:${start}` : undefined;
+  } catch {
+    return undefined;
   }
 }
 
