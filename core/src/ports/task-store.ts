@@ -199,10 +199,11 @@ export interface TaskStore {
   releaseExpiredLeases(): Promise<TaskRecord[]>;
 
   /**
-   * Resolves a task id without a plan among the tasks `workerId` holds.
-   * @returns the plan id, or `undefined` when the worker holds no such task.
+   * Resolves a task id without a plan among the tasks `workerId` holds (`CLAIMED` or `IN_PROGRESS`).
+   * @returns every plan in which the worker holds a task with this id, by plan id: empty when none,
+   *   several when task ids repeat across the worker's plans.
    */
-  findClaimedPlan(workerId: string, taskId: string): Promise<string | undefined>;
+  findClaimedPlans(workerId: string, taskId: string): Promise<string[]>;
 
   /** Every worker row, by id. */
   listWorkers(): Promise<WorkerRecord[]>;

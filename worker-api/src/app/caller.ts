@@ -17,6 +17,8 @@ export function assertActsAs(caller: Caller, workerId: string): void {
  * The plan a task route addresses: the body's `plan_id`, or else the plan of the worker's own claim on
  * that task id (protocol-v1 clients send no plan id; task ids are unique per plan only).
  * @throws {TaskNotFound} when no plan is given and the worker holds no task with this id.
+ * @throws {InvalidInput} (`plan_id`) when no plan is given and the worker holds this task id in
+ *   several plans: picking one could finish the wrong task, so the client must say which.
  */
 export async function resolvePlanId(
   store: TaskStore,
@@ -25,9 +27,17 @@ export async function resolvePlanId(
   taskId: string,
 ): Promise<string> {
   if (planId !== undefined) return planId;
-  const found = await store.findClaimedPlan(workerId, taskId);
-  if (found === undefined) throw new TaskNotFound(taskId);
-  return found;
+  const found = await store.findClaimedPlans(workerId, taskId);
+  const [only] = found;
+  if (only === undefined) throw new TaskNotFound(taskId);
+  if (found.length > 1) {
+    const plans = found.map((id) => `'${id}'`).join(", ");
+    throw new InvalidInput(
+      "plan_id",
+      `worker '${workerId}' holds task '${taskId}' in ${found.length} plans (${plans}); send plan_id to say which`,
+    );
+  }
+  return only;
 }
 
 /**

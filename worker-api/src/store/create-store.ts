@@ -14,7 +14,7 @@ import type { Store, StoreDriver } from "./store.js";
 import { claim, claimWithPlan } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
-import { findClaimedPlan, getTask, listTasks } from "./tasks/read-tasks.js";
+import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
 import { release } from "./tasks/release.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
@@ -77,7 +77,7 @@ export function createStore(
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),
     releaseOfflineWorkers: write(releaseOfflineWorkers),
-    findClaimedPlan: read(findClaimedPlan),
+    findClaimedPlans: read(findClaimedPlans),
     listWorkers: read(listWorkers),
     registerWorker: read(registerWorker),
     findWorkerByTokenHash: read(findWorkerByTokenHash),

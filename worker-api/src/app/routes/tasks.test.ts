@@ -126,6 +126,35 @@ describe("task routes", () => {
     expect(missing.body).toMatchObject({ error_code: "task_not_found", task_id: "A" });
   });
 
+  it("refuses a task id without plan_id that the worker holds in two plans, telling it to send plan_id", async () => {
+    const other = parsePlanObject(
+      { project: "q", tasks: [{ id: "A", status: "pending", priority: "low", description: "a" }] },
+      "test",
+    );
+    await store.importPlan(other);
+    const inP = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const inQ = await post("/tasks/claim", { worker_id: "w1", plan_id: "q" });
+    expect([inP.body.task.id, inQ.body.task.id]).toEqual(["A", "A"]);
+    for (const route of ["start", "complete", "fail", "release"]) {
+      const body = { worker_id: "w1", version: inQ.body.task.version, reason: "r" };
+      const { reason: _, ...fence } = body;
+      const reply = await post(`/tasks/A/${route}`, route === "fail" || route === "release" ? body : fence);
+      expect(reply.status).toBe(422);
+      expect(reply.body.error_code).toBe("invalid_input");
+      expect(reply.body.detail).toBe(
+        "worker 'w1' holds task 'A' in 2 plans ('p', 'q'); send plan_id to say which",
+      );
+    }
+    expect((await store.getTask("p", "A"))?.status).toBe("CLAIMED");
+    expect((await store.getTask("q", "A"))?.status).toBe("CLAIMED");
+    const named = await post("/tasks/A/start", {
+      worker_id: "w1",
+      plan_id: "q",
+      version: inQ.body.task.version,
+    });
+    expect(named.body.task).toMatchObject({ plan_id: "q", status: "IN_PROGRESS" });
+  });
+
   it("rejects bad bodies with 422 naming the field", async () => {
     const noVersion = await post("/tasks/A/complete", { worker_id: "w1", plan_id: "p" });
     expect(noVersion.status).toBe(422);

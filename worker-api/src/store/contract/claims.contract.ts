@@ -35,6 +35,16 @@ export function describeClaimContract(ctx: ContractContext): void {
       expect(done.task).toMatchObject({ status: "DONE", version: MAX_VERSION + 12 });
     });
 
+    it("findClaimedPlans lists every plan in which the worker holds the task id, by plan id", async () => {
+      for (const planId of ["q", "p", "r"]) await ctx.store.importPlan(plan(planId, [task("A")]));
+      await claimAs(ctx.store, "q", "w1");
+      await claimAs(ctx.store, "p", "w1");
+      await claimAs(ctx.store, "r", "w2");
+      expect(await ctx.store.findClaimedPlans("w1", "A")).toEqual(["p", "q"]);
+      expect(await ctx.store.findClaimedPlans("w2", "A")).toEqual(["r"]);
+      expect(await ctx.store.findClaimedPlans("w1", "B")).toEqual([]);
+    });
+
     it("orders by priority (critical, high, medium, low), then by id in byte order", async () => {
       await ctx.store.importPlan(
         plan("p", [

@@ -22,18 +22,18 @@ export async function listTasks(db: Db, planId: string): Promise<TaskRecord[]> {
 }
 
 /**
- * Finds which plan a task id belongs to among the tasks `workerId` holds, for protocol-v1 clients that
- * name a task without its plan. When several plans match, the first plan id wins.
- * @returns the plan id, or `undefined` when the worker holds no task with this id.
+ * Finds which plans a task id belongs to among the tasks `workerId` holds, for protocol-v1 clients
+ * that name a task without its plan. Task ids are unique per plan only, so a worker may hold the
+ * same id in several plans; the caller decides what that means.
+ * @returns the plan ids in byte order; empty when the worker holds no task with this id.
  */
-export async function findClaimedPlan(db: Db, workerId: string, taskId: string): Promise<string | undefined> {
-  const [row] = await db
+export async function findClaimedPlans(db: Db, workerId: string, taskId: string): Promise<string[]> {
+  const rows = await db
     .select({ planId: tasks.planId })
     .from(tasks)
     .where(and(eq(tasks.claimedBy, workerId), eq(tasks.id, taskId), inArray(tasks.status, [...LEASED])))
-    .orderBy(asc(tasks.planId))
-    .limit(1);
-  return row?.planId;
+    .orderBy(asc(tasks.planId));
+  return rows.map((row) => row.planId);
 }
 
 /** @throws {PlanNotFound} */
