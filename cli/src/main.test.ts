@@ -47,7 +47,24 @@ describe("usage errors exit 2 with error: and hint: on stderr, nothing on stdout
       [["plan", "create", "--name", "x"], /^error: .*id/],
       [["run"], /^error: name a plan file or --plan ID\nhint: e\.g\. whilly run /],
       [["run", "x.json", "--task-timeout", "soon"], /^error: --task-timeout must be a duration .*'soon'/],
-      [["run", "x.json", "--max-tasks", "0"], /^error: --max-tasks must be a positive whole number/],
+      [
+        ["run", "x.json", "--max-tasks", "0"],
+        /^error: --max-tasks must be a whole number of at least 1; got '0'\n/,
+      ],
+      [
+        ["run", "x.json", "--max-tasks", "abc"],
+        /^error: --max-tasks must be a whole number of at least 1; got 'abc'\n/,
+      ],
+      [
+        ["run", "x.json", "--max-tasks", "2.5"],
+        /^error: --max-tasks must be a whole number of at least 1; got '2\.5'\n/,
+      ],
+      [["run", "x.json", "--max-tasks", "1", "--max-tasks", "2"], /^error: --max-tasks was given 2 times/],
+      [["server", "--port", "abc"], /^error: --port must be a whole number from 0 to 65535; got 'abc'\n/],
+      [["server", "--port", "1e3"], /^error: --port must be a whole number from 0 to 65535; got '1e3'\n/],
+      [["server", "--port", "0x50"], /^error: --port must be a whole number from 0 to 65535; got '0x50'\n/],
+      [["server", "--port", "-1"], /^error: --port must be a whole number from 0 to 65535; got '-1'\n/],
+      [["server", "--port", "65536"], /^error: --port must be a whole number from 0 to 65535; got '65536'\n/],
       [["plan"], /^error: name a plan verb/],
     ];
     for (const [argv, message] of cases) {

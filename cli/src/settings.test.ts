@@ -26,4 +26,42 @@ describe("CLI settings", () => {
       parseCliSettings({ WHILLY_VISIBILITY_TIMEOUT: "10", WHILLY_HEARTBEAT_INTERVAL: "30" }),
     ).toThrow(/must be shorter than WHILLY_VISIBILITY_TIMEOUT/);
   });
+
+  it("reads durations as the control plane does, bounding the lease by the store's longest", () => {
+    expect(
+      parseCliSettings({ WHILLY_VISIBILITY_TIMEOUT: "86400", WHILLY_HEARTBEAT_INTERVAL: "0.25" }),
+    ).toMatchObject({
+      leaseMs: 86_400_000,
+      heartbeatIntervalMs: 250,
+    });
+    const cases: [Record<string, string>, string][] = [
+      [
+        { WHILLY_VISIBILITY_TIMEOUT: "86401" },
+        "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got '86401'",
+      ],
+      [
+        { WHILLY_VISIBILITY_TIMEOUT: "1e3" },
+        "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got '1e3'",
+      ],
+      [
+        { WHILLY_VISIBILITY_TIMEOUT: "0x10" },
+        "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got '0x10'",
+      ],
+      [
+        { WHILLY_VISIBILITY_TIMEOUT: "0.0001" },
+        "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400, at least 0.001; got '0.0001'",
+      ],
+      [
+        { WHILLY_HEARTBEAT_INTERVAL: "Infinity" },
+        "WHILLY_HEARTBEAT_INTERVAL must be a positive number of seconds up to 2147483.647; got 'Infinity'",
+      ],
+      [
+        { WHILLY_VISIBILITY_TIMEOUT: "-5", WHILLY_HEARTBEAT_INTERVAL: "abc" },
+        "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got '-5'; WHILLY_HEARTBEAT_INTERVAL must be a positive number of seconds up to 2147483.647; got 'abc'",
+      ],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => parseCliSettings(env)).toThrow(new ConfigurationError(message));
+    }
+  });
 });

@@ -1,22 +1,6 @@
 import { ConfigurationError } from "@whilly/core";
+import { MAX_LEASE_MS, readDuration } from "@whilly/worker-api";
 import { z } from "zod";
-
-const seconds = (name: string, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === "") return fallback;
-      const value = Number(raw);
-      if (!Number.isFinite(value) || value <= 0) {
-        ctx.addIssue({
-          code: "custom",
-          message: `${name} must be a positive number of seconds; got '${raw}'`,
-        });
-        return z.NEVER;
-      }
-      return value;
-    });
 
 const databaseUrl = z
   .string()
@@ -38,8 +22,6 @@ const databaseUrl = z
 const schema = z.object({
   WHILLY_DATABASE_URL: databaseUrl,
   WHILLY_WORKER_ID: z.string().trim().min(1).max(256).optional(),
-  WHILLY_VISIBILITY_TIMEOUT: seconds("WHILLY_VISIBILITY_TIMEOUT", 900),
-  WHILLY_HEARTBEAT_INTERVAL: seconds("WHILLY_HEARTBEAT_INTERVAL", 30),
   NO_COLOR: z.string().optional(),
 });
 
@@ -56,24 +38,34 @@ export type CliSettings = {
 };
 
 /**
- * Validates the environment.
- * @throws {ConfigurationError} naming the variable and the fix.
+ * Validates the environment: `WHILLY_DATABASE_URL`, `WHILLY_WORKER_ID` (1 to 256 characters),
+ * `WHILLY_VISIBILITY_TIMEOUT` (seconds, 0.001 up to the store's longest lease, a day) and
+ * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease). Durations are read as the control
+ * plane reads its own, so both refuse the same values.
+ * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
 export function parseCliSettings(env: Readonly<Record<string, string | undefined>>): CliSettings {
+  const problems: string[] = [];
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const messages = parsed.error.issues.map((i) =>
-      i.code === "custom" ? i.message : `${i.path.join(".")}: ${i.message}`,
+    problems.push(
+      ...parsed.error.issues.map((i) =>
+        i.code === "custom" ? i.message : `${i.path.join(".")}: ${i.message}`,
+      ),
     );
-    throw new ConfigurationError(messages.join("; "));
+  }
+  const seconds = (name: string, fallbackMs: number, maxMs?: number) =>
+    readDuration(env, name, { fallbackMs, unitMs: 1000, maxMs }, problems);
+  const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", 900_000, MAX_LEASE_MS);
+  const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", 30_000);
+  if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
+    problems.push(
+      `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
+    );
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigurationError(problems.join("; "));
   }
   const s = parsed.data;
-  const leaseMs = s.WHILLY_VISIBILITY_TIMEOUT * 1000;
-  const heartbeatIntervalMs = s.WHILLY_HEARTBEAT_INTERVAL * 1000;
-  if (heartbeatIntervalMs >= leaseMs) {
-    throw new ConfigurationError(
-      `WHILLY_HEARTBEAT_INTERVAL (${s.WHILLY_HEARTBEAT_INTERVAL} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${s.WHILLY_VISIBILITY_TIMEOUT} s), or leases expire between heartbeats`,
-    );
-  }
   return { databaseUrl: s.WHILLY_DATABASE_URL, workerId: s.WHILLY_WORKER_ID, leaseMs, heartbeatIntervalMs };
 }

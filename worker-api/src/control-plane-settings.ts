@@ -1,4 +1,4 @@
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, MAX_DURATION_MS } from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MAX_LEASE_MS } from "./store/tasks/claim.js";
@@ -32,6 +32,40 @@ export type ControlPlaneSettings = {
 /** Environment variables as strings (Node's `process.env`, or a Worker's string vars and secrets). */
 export type StringEnv = Readonly<Record<string, string | undefined>>;
 
+/** How to read one duration variable: its default and bounds in ms, and the unit its text is in. */
+export type DurationSpec = {
+  readonly fallbackMs: number;
+  /** 1000 for seconds, 1 for milliseconds. */
+  readonly unitMs: 1 | 1000;
+  /** The longest value accepted (ms); at most {@link MAX_DURATION_MS}, which timers can hold. */
+  readonly maxMs?: number | undefined;
+};
+
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Reads a duration variable: a plain decimal number (`30`, `0.5`; no sign, exponent, hex or unit) in
+ * `spec.unitMs`, rounded to whole ms, at least 1 ms and at most `spec.maxMs` (default and ceiling
+ * {@link MAX_DURATION_MS}: a longer timer fires at once). Unset or blank gives `spec.fallbackMs`.
+ * A bad value appends a message naming the variable, the range and what was given to `problems`, and
+ * gives the fallback, so the caller can report every bad variable at once.
+ * @returns milliseconds.
+ */
+export function readDuration(env: StringEnv, name: string, spec: DurationSpec, problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (!raw) return spec.fallbackMs;
+  const max = Math.min(spec.maxMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
+  const ms = DECIMAL.test(raw) ? Math.round(Number(raw) * spec.unitMs) : Number.NaN;
+  if (Number.isSafeInteger(ms) && ms >= 1 && ms <= max) return ms;
+  const unit = spec.unitMs === 1 ? "milliseconds" : "seconds";
+  // A positive value under a millisecond rounds to none: say what the least one is.
+  const least = ms === 0 && Number(raw) > 0 ? `, at least ${1 / spec.unitMs}` : "";
+  problems.push(
+    `${name} must be a positive number of ${unit} up to ${max / spec.unitMs}${least}; got '${raw}'`,
+  );
+  return spec.fallbackMs;
+}
+
 /**
  * Reads the settings every control-plane host shares, appending a message per bad variable to
  * `problems` (the caller throws once, naming them all):
@@ -49,21 +83,14 @@ export type StringEnv = Readonly<Record<string, string | undefined>>;
  *   no signal came; longer than the claim timeout means never within one wait.
  * - `WHILLY_EVENT_FLUSH_MS` (ms, default 100, at most 60000): the event buffer's flush delay.
  *
- * Seconds may be fractional, so tests can use short leases.
+ * Seconds may be fractional, so tests can use short leases. Every duration is read by
+ * {@link readDuration}: at least 1 ms and at most what a timer holds (about 24.8 days) unless said
+ * otherwise; the lease's ceiling is the store's own ({@link MAX_LEASE_MS}), so a lease the store would
+ * refuse at the first claim is refused at startup instead.
  */
 export function readControlPlaneSettings(env: StringEnv, problems: string[]): ControlPlaneSettings {
-  const duration = (name: string, fallback: number, unitMs: number, max = Number.POSITIVE_INFINITY) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const ms = Math.round(Number(raw) * unitMs);
-    if (!Number.isFinite(ms) || ms <= 0 || ms > max) {
-      const unit = unitMs === 1 ? "milliseconds" : "seconds";
-      const bound = Number.isFinite(max) ? ` up to ${max / unitMs}` : "";
-      problems.push(`${name} must be a positive number of ${unit}${bound}; got '${raw}'`);
-      return fallback;
-    }
-    return ms;
-  };
+  const duration = (name: string, fallbackMs: number, unitMs: 1 | 1000, maxMs?: number) =>
+    readDuration(env, name, { fallbackMs, unitMs, maxMs }, problems);
   const bootstrapToken = env.WHILLY_WORKER_BOOTSTRAP_TOKEN?.trim() ?? "";
   if (bootstrapToken === "") problems.push("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
   const signingSecret = env.WHILLY_TOKEN_SECRET?.trim() || undefined;

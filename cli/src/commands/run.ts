@@ -3,6 +3,7 @@ import { parseDuration } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
+import { wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
 
 /** Default per-task timeout: 30 minutes. */
@@ -25,7 +26,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           default: DEFAULT_TASK_TIMEOUT,
           describe: "kill the agent after this long per task: 90s, 30m, 1h (bare number: seconds)",
         })
-        .option("max-tasks", { type: "number", describe: "stop after this many tasks finished" })
+        .option("max-tasks", { type: "string", describe: "stop after this many tasks finished" })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {
       if (args.file === undefined && args.plan === undefined) {
@@ -39,10 +40,10 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           `--task-timeout must be a duration like 90s, 30m or 1h; got '${args.taskTimeout}'`,
         );
       }
-      const maxTasks = args.maxTasks;
-      if (maxTasks !== undefined && (!Number.isInteger(maxTasks) || maxTasks < 1)) {
-        throw new UsageError(`--max-tasks must be a positive whole number; got '${maxTasks}'`);
-      }
+      const maxTasks = wholeNumberOption(args.maxTasks, "--max-tasks", {
+        min: 1,
+        max: Number.MAX_SAFE_INTEGER,
+      });
       const claude = parseClaudeSettings(ctx.io.env);
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,

@@ -1,7 +1,7 @@
 import { createTokenAuth, jsonLogger, parseServerSettings, startNodeServer } from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
-import { UsageError } from "../exit-codes.js";
+import { wholeNumberOption } from "../options.js";
 import { parseCliSettings } from "../settings.js";
 import { openCliStore } from "../store/open-store.js";
 
@@ -17,7 +17,7 @@ export function serverCommand(y: Argv, ctx: CliContext): Argv {
     "Serve the control plane over HTTP for whilly-worker processes",
     (a) =>
       a
-        .option("port", { type: "number", default: 8000, describe: "TCP port (0: any free port)" })
+        .option("port", { type: "string", describe: "TCP port, default 8000 (0: any free port)" })
         .option("host", {
           type: "string",
           default: "127.0.0.1",
@@ -29,10 +29,7 @@ export function serverCommand(y: Argv, ctx: CliContext): Argv {
             "(s, 120), WHILLY_SWEEP_INTERVAL (s, 15), WHILLY_CLAIM_TIMEOUT (s, 30), WHILLY_CLAIM_RECHECK (s, 5).",
         ),
     async (args) => {
-      const port = args.port;
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-        throw new UsageError(`--port must be a whole number from 0 to 65535; got '${port}'`);
-      }
+      const port = wholeNumberOption(args.port, "--port", { min: 0, max: 65_535 }, 8000) ?? 8000;
       const settings = parseServerSettings(ctx.io.env);
       const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
       const log = jsonLogger(ctx.io.err);

@@ -53,4 +53,36 @@ describe("parseServerSettings", () => {
     );
     expect(message).toContain("WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30; got '31'");
   });
+
+  it("bounds every duration by what its user can hold: the store's lease, the claim wait, a timer", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot", ...env });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return (error as Error).message.split(/; (?=WHILLY_)/);
+      }
+      return [];
+    };
+    expect(
+      problems({
+        WHILLY_VISIBILITY_TIMEOUT: "86401",
+        WHILLY_HEARTBEAT_TIMEOUT: "2147484",
+        WHILLY_SWEEP_INTERVAL: "1e9",
+        WHILLY_CLAIM_RECHECK: "0.0004",
+        WHILLY_EVENT_FLUSH_MS: "60001",
+        WHILLY_CLAIM_TIMEOUT: " 0x1e ",
+      }),
+    ).toEqual([
+      "WHILLY_VISIBILITY_TIMEOUT must be a positive number of seconds up to 86400; got '86401'",
+      "WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30; got '0x1e'",
+      "WHILLY_CLAIM_RECHECK must be a positive number of seconds up to 2147483.647, at least 0.001; got '0.0004'",
+      "WHILLY_HEARTBEAT_TIMEOUT must be a positive number of seconds up to 2147483.647; got '2147484'",
+      "WHILLY_SWEEP_INTERVAL must be a positive number of seconds up to 2147483.647; got '1e9'",
+      "WHILLY_EVENT_FLUSH_MS must be a positive number of milliseconds up to 60000; got '60001'",
+    ]);
+    expect(problems({ WHILLY_VISIBILITY_TIMEOUT: "86400", WHILLY_SWEEP_INTERVAL: "2147483.647" })).toEqual(
+      [],
+    );
+  });
 });
