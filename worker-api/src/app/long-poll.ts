@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Store } from "../store/store.js";
 import { asWorker } from "./caller.js";
 import type { AppDeps } from "./deps.js";
+import { onSharedAbort } from "./shared-abort.js";
 
 /** A claim the caller will be told about. */
 export type Claimed = { readonly task: TaskRecord; readonly plan: PlanRecord | undefined };
@@ -31,17 +32,18 @@ export async function claimWithinBound(
   const { settings, stopping } = deps;
   const gone = c.req.raw.signal;
   const deadline = Date.now() + settings.claimWaitMs;
-  // One signal for "stop waiting": the client left or the host is stopping. Plain listeners, removed at
-  // the end, because AbortSignal.any on the server-long `stopping` signal keeps a reference per request.
+  // One signal for "stop waiting": the client left or the host is stopping. Removed at the end, because
+  // AbortSignal.any on the server-long `stopping` signal keeps a reference per request; and `stopping`
+  // is shared by every parked claim, so it gets one listener in all (see onSharedAbort).
   const interrupt = new AbortController();
   const stop = () => interrupt.abort();
   gone.addEventListener("abort", stop, { once: true });
-  stopping?.addEventListener("abort", stop, { once: true });
+  const unsubscribe = stopping ? onSharedAbort(stopping, stop) : undefined;
   try {
     return await pollUntilClaimed(deps, c, body, deadline, interrupt.signal);
   } finally {
     gone.removeEventListener("abort", stop);
-    stopping?.removeEventListener("abort", stop);
+    unsubscribe?.();
   }
 }
 
