@@ -41,7 +41,13 @@ function tryParse(text: string): unknown {
 
 function resultIn(value: unknown): RawObject | undefined {
   const isObject = (v: unknown): v is RawObject => typeof v === "object" && v !== null && !Array.isArray(v);
-  if (Array.isArray(value)) return value.findLast((item) => isObject(item) && item.type === "result");
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    return items
+      .filter(isObject)
+      .reverse()
+      .find((item) => item.type === "result");
+  }
   if (!isObject(value)) return undefined;
   if (value.type === "result") return value;
   return value.type === undefined && typeof value.is_error === "boolean" ? value : undefined;
