@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
 import { MAX_INT4 } from "./plan/limits.js";
 import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
 
@@ -55,8 +56,19 @@ export type ClaimResponse = z.infer<typeof claimResponseSchema>;
 /** A version the worker last saw: never above what the store's `INTEGER` column holds. */
 const fence = { worker_id: id, plan_id: id.optional(), version: z.number().int().min(0).max(MAX_INT4) };
 
-/** Cost in USD as a JSON number or decimal string (spec section 5.3); converted to micro-dollars. */
-const cost = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+/** The amounts a `cost_usd` may carry: what the store's `NUMERIC(14,6)` spend columns hold. */
+export const COST_USD_RANGE = `0 to ${formatUsd(MAX_MICRO_USD)}`;
+
+/**
+ * Cost in USD as a JSON number or decimal string (spec section 5.3), from {@link COST_USD_RANGE},
+ * rounded half up to six decimals; converted to micro-dollars with `parseUsd`.
+ */
+const cost = z
+  .union([z.number(), z.string()])
+  .refine((value) => parseUsd(value) !== undefined, {
+    message: `cost_usd must be an amount of USD from ${COST_USD_RANGE}, as a JSON number or decimal string`,
+  })
+  .describe(`USD from ${COST_USD_RANGE}, a JSON number or decimal string; six decimals kept`);
 
 /** `POST /tasks/{id}/start` body. */
 export const startRequestSchema = z.strictObject({ ...fence });

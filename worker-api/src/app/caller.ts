@@ -1,4 +1,11 @@
-import { Forbidden, InvalidInput, parseUsd, TaskNotFound, type TaskStore } from "@whilly/core";
+import {
+  COST_USD_RANGE,
+  Forbidden,
+  InvalidInput,
+  parseUsd,
+  TaskNotFound,
+  type TaskStore,
+} from "@whilly/core";
 import type { Context } from "hono";
 import type { Store } from "../store/store.js";
 import type { AppDeps, Caller } from "./deps.js";
@@ -42,7 +49,8 @@ export async function resolvePlanId(
 
 /**
  * Converts protocol v1's `cost_usd` (JSON number or decimal string, null or absent for none) to micro-USD.
- * @throws {InvalidInput} for a negative, non-numeric or out-of-range amount.
+ * The request schema already refused anything else; this is the conversion's own guard.
+ * @throws {InvalidInput} for an amount outside {@link COST_USD_RANGE} or not a decimal.
  */
 export function costFromBody(cost: number | string | null | undefined): number {
   if (cost === null || cost === undefined) return 0;
@@ -50,7 +58,7 @@ export function costFromBody(cost: number | string | null | undefined): number {
   if (micro === undefined) {
     throw new InvalidInput(
       "cost_usd",
-      `cost_usd must be a non-negative amount in USD; got ${JSON.stringify(cost)}`,
+      `cost_usd must be an amount of USD from ${COST_USD_RANGE}; got ${JSON.stringify(cost)}`,
     );
   }
   return micro;

@@ -176,6 +176,22 @@ describe("task routes", () => {
     expect(((await notJson.json()) as { error_code: string }).error_code).toBe("invalid_input");
   });
 
+  it("refuses a cost_usd outside 0 to 99999999.999999 with 422 naming the field and the range", async () => {
+    const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+    const fence = { worker_id: "w1", plan_id: "p", version: body.task.version };
+    for (const cost_usd of ["100000000", 1e30, "99999999.9999995", -0.5]) {
+      const reply = await post("/tasks/A/complete", { ...fence, cost_usd });
+      expect(reply.status).toBe(422);
+      expect(reply.body.error_code).toBe("invalid_input");
+      expect(reply.body.detail).toContain("cost_usd");
+      expect(reply.body.detail).toContain("0 to 99999999.999999");
+    }
+    const fail = await post("/tasks/A/fail", { ...fence, reason: "r", cost_usd: "1e9" });
+    expect(fail.status).toBe(422);
+    expect(fail.body.detail).toContain("0 to 99999999.999999");
+    expect((await store.getTask("p", "A"))?.status).toBe("CLAIMED");
+  });
+
   it("lets a per-worker identity act only as itself (403)", async () => {
     const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);
