@@ -6,7 +6,7 @@ import { parseWorkersSettings } from "../../worker-api/src/workers/settings.js";
 
 const minimal = {
   WHILLY_DATABASE_URL: "postgresql://app:secret@ep-example.neon.tech/whilly?sslmode=require",
-  WHILLY_WORKER_BOOTSTRAP_TOKEN: "join-secret",
+  WHILLY_WORKER_BOOTSTRAP_TOKEN: "join-secret-0123456789",
 };
 
 describe("the Worker's settings", () => {
@@ -19,7 +19,7 @@ describe("the Worker's settings", () => {
       sweepIntervalMs: 15_000,
       eventFlushMs: 100,
       auth: {
-        bootstrapToken: "join-secret",
+        bootstrapToken: "join-secret-0123456789",
         legacyToken: undefined,
         signingSecret: undefined,
         suppressLegacyWarning: false,
@@ -33,13 +33,16 @@ describe("the Worker's settings", () => {
       WHILLY_VISIBILITY_TIMEOUT: "1.5",
       WHILLY_CLAIM_TIMEOUT: "0.25",
       WHILLY_NEON_WS_PROXY: "127.0.0.1:5433",
-      WHILLY_WORKER_TOKEN: " shared ",
+      WHILLY_WORKER_TOKEN: " shared-0123456789abcdef ",
       WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
     });
     expect(settings.app.leaseMs).toBe(1500);
     expect(settings.app.claimWaitMs).toBe(250);
     expect(settings.database.wsProxy).toBe("127.0.0.1:5433");
-    expect(settings.auth).toMatchObject({ legacyToken: "shared", suppressLegacyWarning: true });
+    expect(settings.auth).toMatchObject({
+      legacyToken: "shared-0123456789abcdef",
+      suppressLegacyWarning: true,
+    });
   });
 
   it("names every bad variable at once", () => {
@@ -49,6 +52,7 @@ describe("the Worker's settings", () => {
         WHILLY_CLAIM_TIMEOUT: "45",
         WHILLY_HEARTBEAT_TIMEOUT: "soon",
         WHILLY_TOKEN_SECRET: "short",
+        WHILLY_WORKER_TOKEN: "weak",
         WHILLY_NEON_WS_PROXY: "ws://127.0.0.1:5433",
       });
     expect(parse).toThrow(/WHILLY_DATABASE_URL must start with postgres/);
@@ -56,6 +60,7 @@ describe("the Worker's settings", () => {
     expect(parse).toThrow(/WHILLY_CLAIM_TIMEOUT must be a positive number of seconds up to 30/);
     expect(parse).toThrow(/WHILLY_HEARTBEAT_TIMEOUT must be a positive number/);
     expect(parse).toThrow(/WHILLY_TOKEN_SECRET must be at least 32 characters/);
+    expect(parse).toThrow(/WHILLY_WORKER_TOKEN is too short \(4 characters\); it must be at least 16/);
     expect(parse).toThrow(/WHILLY_NEON_WS_PROXY must be host:port/);
   });
 

@@ -1,6 +1,7 @@
 import { ConfigurationError, MAX_DURATION_MS } from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
+import { MIN_WORKER_SECRET_LENGTH, workerSecretProblem } from "./auth/worker-secrets.js";
 import { MAX_LEASE_MS } from "./store/tasks/claim.js";
 
 /** A long poll never parks longer than this (ms): the protocol's ceiling, under common proxy timeouts. */
@@ -70,8 +71,9 @@ export function readDuration(env: StringEnv, name: string, spec: DurationSpec, p
  * Reads the settings every control-plane host shares, appending a message per bad variable to
  * `problems` (the caller throws once, naming them all):
  *
- * - `WHILLY_WORKER_BOOTSTRAP_TOKEN` (required): the cluster-join secret `whilly worker register` presents.
- * - `WHILLY_WORKER_TOKEN` (optional, deprecated): a shared bearer for every worker;
+ * - `WHILLY_WORKER_BOOTSTRAP_TOKEN` (required, {@link MIN_WORKER_SECRET_LENGTH}+ characters): the
+ *   cluster-join secret `whilly worker register` presents.
+ * - `WHILLY_WORKER_TOKEN` (optional, deprecated, as long): a shared bearer for every worker;
  *   `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1` silences its one-time warning.
  * - `WHILLY_TOKEN_SECRET` (optional, 32+ characters): signs worker bearers; without it the key is
  *   derived from the bootstrap token.
@@ -92,7 +94,13 @@ export function readControlPlaneSettings(env: StringEnv, problems: string[]): Co
   const duration = (name: string, fallbackMs: number, unitMs: 1 | 1000, maxMs?: number) =>
     readDuration(env, name, { fallbackMs, unitMs, maxMs }, problems);
   const bootstrapToken = env.WHILLY_WORKER_BOOTSTRAP_TOKEN?.trim() ?? "";
-  if (bootstrapToken === "") problems.push("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
+  const legacyToken = env.WHILLY_WORKER_TOKEN?.trim() || undefined;
+  for (const problem of [
+    workerSecretProblem("WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken),
+    legacyToken === undefined ? undefined : workerSecretProblem("WHILLY_WORKER_TOKEN", legacyToken),
+  ]) {
+    if (problem !== undefined) problems.push(problem);
+  }
   const signingSecret = env.WHILLY_TOKEN_SECRET?.trim() || undefined;
   if (signingSecret !== undefined && signingSecret.length < MIN_SIGNING_SECRET_LENGTH) {
     problems.push(`WHILLY_TOKEN_SECRET must be at least ${MIN_SIGNING_SECRET_LENGTH} characters long`);
@@ -108,7 +116,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: string[]): Co
     eventFlushMs: duration("WHILLY_EVENT_FLUSH_MS", 100, 1, 60_000),
     auth: {
       bootstrapToken,
-      legacyToken: env.WHILLY_WORKER_TOKEN?.trim() || undefined,
+      legacyToken,
       signingSecret,
       suppressLegacyWarning: env.WHILLY_SUPPRESS_WORKER_TOKEN_WARNING?.trim() === "1",
     },

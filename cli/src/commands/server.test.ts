@@ -6,6 +6,7 @@ import {
   makeRepo,
   makeStoreTemplate,
   removeAll,
+  runBin,
   runCli,
   scratchDir,
   spawnBin,
@@ -47,10 +48,22 @@ describe("whilly server", () => {
     expect(existsSync(join(cwd, ".whilly"))).toBe(false);
   });
 
+  it("refuses a bootstrap token shorter than 16 characters, naming it and how to make one (exit 2)", async () => {
+    const cwd = scratchDir();
+    const result = await runBin(["server"], { cwd, env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "a" }) });
+    expect(result.code).toBe(2);
+    expect(result.out).toBe("");
+    expect(result.err).toBe(
+      "error: WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (1 character); it must be at least 16 random characters, make one with: openssl rand -hex 32\n" +
+        "hint: worker secrets are long random strings (make one with: openssl rand -hex 32); durations are seconds unless named _MS\n",
+    );
+    expect(existsSync(join(cwd, ".whilly"))).toBe(false);
+  });
+
   it("rejects a bad --port as a usage error", async () => {
     const result = await runCli(["server", "--port", "70000"], {
       cwd: scratchDir(),
-      env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot" }),
+      env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP }),
     });
     expect(result.code).toBe(2);
     expect(result.err).toContain("--port must be a whole number from 0 to 65535");
@@ -97,7 +110,7 @@ describe("whilly server", () => {
 
     it("serves .whilly/ as its one owner: other commands on that store are refused while it runs", async () => {
       const repo = makeRepo(template);
-      const { proc, url } = await startServer(repo, { WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot" });
+      const { proc, url } = await startServer(repo, { WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP });
       try {
         expect((await fetch(`${url}/health`)).status).toBe(200);
         expect(logLines(proc.err())).toContainEqual(

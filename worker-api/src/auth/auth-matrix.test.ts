@@ -366,9 +366,15 @@ describe("the deprecated shared token", () => {
 });
 
 describe("configuration", () => {
-  it("refuses a blank bootstrap token, a shared token equal to it, and a short signing secret", () => {
+  it("refuses a blank or short bootstrap token, a short or equal shared token, and a short signing secret", () => {
     expect(() => createTokenAuth({ bootstrapToken: "  " })).toThrow(
       /WHILLY_WORKER_BOOTSTRAP_TOKEN is not set/,
+    );
+    expect(() => createTokenAuth({ bootstrapToken: "a" })).toThrow(
+      /^WHILLY_WORKER_BOOTSTRAP_TOKEN is too short \(1 character\); it must be at least 16 random characters, make one with: openssl rand -hex 32$/,
+    );
+    expect(() => createTokenAuth({ bootstrapToken: BOOTSTRAP, legacyToken: "legacy" })).toThrow(
+      /^WHILLY_WORKER_TOKEN is too short \(6 characters\)/,
     );
     expect(() => createTokenAuth({ bootstrapToken: BOOTSTRAP, legacyToken: BOOTSTRAP })).toThrow(
       /must differ/,

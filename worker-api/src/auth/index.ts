@@ -4,4 +4,5 @@ export { constantTimeEqual, randomUrlSafe, sameSecret, sha256Hex } from "./secre
 export { deriveSigningKey, MIN_SIGNING_SECRET_LENGTH } from "./signing-key.js";
 export { createTokenAuth, type TokenAuthOptions } from "./token-auth.js";
 export { newWorkerId } from "./worker-id.js";
+export { MIN_WORKER_SECRET_LENGTH, workerSecretProblem } from "./worker-secrets.js";
 export { mintWorkerToken, TOKEN_ISSUER, verifyWorkerToken } from "./worker-token.js";

@@ -5,6 +5,7 @@ import { readBearer } from "./bearer.js";
 import { warnLegacyTokenOnce } from "./legacy-warning.js";
 import { sameSecret, sha256Hex } from "./secrets.js";
 import { assertSigningSecret, deriveSigningKey } from "./signing-key.js";
+import { STRONG_SECRET_HOWTO, workerSecretProblem } from "./worker-secrets.js";
 import { mintWorkerToken, verifyWorkerToken } from "./worker-token.js";
 
 /** Options of {@link createTokenAuth}; each runtime reads them from its own settings. */
@@ -33,18 +34,25 @@ export type TokenAuthOptions = {
  *   (owner and version checks on tasks still apply), with one warning per process.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *
- * @throws {ConfigurationError} at build time for a blank bootstrap token, a shared token equal to the
- *   bootstrap token (it would open task routes to every holder of the join secret), or a signing
- *   secret shorter than 32 characters.
+ * @throws {ConfigurationError} at build time for a bootstrap or shared token that is blank or shorter
+ *   than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token (it
+ *   would open task routes to every holder of the join secret), or a signing secret shorter than 32
+ *   characters.
  */
 export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   const bootstrapToken = options.bootstrapToken.trim();
-  if (bootstrapToken === "") {
-    throw new ConfigurationError("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set", {
-      hint: "set it to a long random secret (openssl rand -base64 32) and give it to whoever registers workers",
-    });
-  }
   const legacyToken = options.legacyToken?.trim() || undefined;
+  for (const [name, secret] of [
+    ["WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken],
+    ["WHILLY_WORKER_TOKEN", legacyToken],
+  ] as const) {
+    const problem = secret === undefined ? undefined : workerSecretProblem(name, secret);
+    if (problem !== undefined) {
+      throw new ConfigurationError(problem, {
+        hint: `set it to a long random secret (${STRONG_SECRET_HOWTO}) and give it only to whoever registers or runs workers`,
+      });
+    }
+  }
   if (legacyToken === bootstrapToken) {
     throw new ConfigurationError("WHILLY_WORKER_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN", {
       hint: "unset WHILLY_WORKER_TOKEN and register each worker (whilly worker register)",

@@ -18,7 +18,7 @@ afterAll(async () => store?.close());
 
 function settings(env: Record<string, string> = {}): ServerSettings {
   return parseServerSettings({
-    WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot",
+    WHILLY_WORKER_BOOTSTRAP_TOKEN: "node-server-test-bootstrap",
     WHILLY_CLAIM_TIMEOUT: "10",
     WHILLY_CLAIM_RECHECK: "600",
     ...env,

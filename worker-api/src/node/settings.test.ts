@@ -2,16 +2,19 @@ import { ConfigurationError } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { parseServerSettings } from "./settings.js";
 
+const BOOT = "bootstrap-0123456789abcdef";
+const SHARED = "shared-0123456789abcdef";
+
 describe("parseServerSettings", () => {
   it("uses the documented defaults", () => {
-    const settings = parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: " boot " });
+    const settings = parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: ` ${BOOT} ` });
     expect(settings).toEqual({
       app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5000 },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,
       eventFlushMs: 100,
       auth: {
-        bootstrapToken: "boot",
+        bootstrapToken: BOOT,
         legacyToken: undefined,
         signingSecret: undefined,
         suppressLegacyWarning: false,
@@ -21,21 +24,21 @@ describe("parseServerSettings", () => {
 
   it("reads fractional seconds, so tests can use short leases", () => {
     const settings = parseServerSettings({
-      WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot",
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT,
       WHILLY_VISIBILITY_TIMEOUT: "1.5",
       WHILLY_HEARTBEAT_TIMEOUT: "0.5",
       WHILLY_SWEEP_INTERVAL: "0.1",
       WHILLY_CLAIM_TIMEOUT: "2",
       WHILLY_CLAIM_RECHECK: "0.25",
       WHILLY_EVENT_FLUSH_MS: "20",
-      WHILLY_WORKER_TOKEN: "shared",
+      WHILLY_WORKER_TOKEN: SHARED,
       WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
     });
     expect(settings.app).toEqual({ leaseMs: 1500, claimWaitMs: 2000, claimRecheckMs: 250 });
     expect([settings.heartbeatTimeoutMs, settings.sweepIntervalMs, settings.eventFlushMs]).toEqual([
       500, 100, 20,
     ]);
-    expect(settings.auth).toMatchObject({ legacyToken: "shared", suppressLegacyWarning: true });
+    expect(settings.auth).toMatchObject({ legacyToken: SHARED, suppressLegacyWarning: true });
   });
 
   it("names every missing or bad variable at once", () => {
@@ -57,7 +60,7 @@ describe("parseServerSettings", () => {
   it("bounds every duration by what its user can hold: the store's lease, the claim wait, a timer", () => {
     const problems = (env: Record<string, string>) => {
       try {
-        parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "boot", ...env });
+        parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, ...env });
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigurationError);
         return (error as Error).message.split(/; (?=WHILLY_)/);
@@ -84,5 +87,28 @@ describe("parseServerSettings", () => {
     expect(problems({ WHILLY_VISIBILITY_TIMEOUT: "86400", WHILLY_SWEEP_INTERVAL: "2147483.647" })).toEqual(
       [],
     );
+  });
+
+  it("refuses bootstrap and shared worker tokens shorter than 16 characters, naming the variable", () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        parseServerSettings(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect((error as ConfigurationError).hint).toContain("openssl rand -hex 32");
+        return (error as Error).message;
+      }
+      return "";
+    };
+    expect(message({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "a" })).toBe(
+      "WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (1 character); it must be at least 16 random characters, make one with: openssl rand -hex 32",
+    );
+    expect(
+      message({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "fifteen-chars!!", WHILLY_WORKER_TOKEN: " shared " }),
+    ).toBe(
+      "WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (15 characters); it must be at least 16 random characters, make one with: openssl rand -hex 32; " +
+        "WHILLY_WORKER_TOKEN is too short (6 characters); it must be at least 16 random characters, make one with: openssl rand -hex 32",
+    );
+    expect(message({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "sixteen-chars!!!" })).toBe("");
   });
 });

@@ -1,3 +1,4 @@
+import { STRONG_SECRET_HOWTO } from "../auth/worker-secrets.js";
 import {
   type ControlPlaneSettings,
   MAX_CLAIM_WAIT_MS,
@@ -22,7 +23,7 @@ export function parseServerSettings(env: StringEnv): ServerSettings {
   throwProblems(
     problems,
     "",
-    "set WHILLY_WORKER_BOOTSTRAP_TOKEN to a long random secret (e.g. openssl rand -base64 32); durations are seconds unless named _MS",
+    `worker secrets are long random strings (${STRONG_SECRET_HOWTO}); durations are seconds unless named _MS`,
   );
   return settings;
 }
