@@ -2,10 +2,11 @@
 export const WORKER_HELP = `whilly-worker: claim tasks of one plan from a whilly control plane and run Claude Code on each
 
 Usage: whilly-worker --connect URL --token BEARER --plan ID [options]
+       whilly-worker register --connect URL --bootstrap-token T [--hostname H] [--json]
 
 Required (flag, or its environment variable):
   --connect URL              the control plane, e.g. http://whilly.internal:8000   (WHILLY_CONTROL_URL)
-  --token BEARER             this worker's token from \`whilly worker register\`    (WHILLY_WORKER_TOKEN)
+  --token BEARER             this worker's token from \`whilly-worker register\`   (WHILLY_WORKER_TOKEN)
   --plan ID                  the plan whose tasks to run                         (WHILLY_PLAN_ID)
 
 Options:
@@ -25,4 +26,22 @@ The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_*
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure, 2 usage or configuration
 (including a token the control plane refuses), 130 interrupted. Docs: docs/worker.md
+`;
+
+/** The `whilly-worker register --help` text. */
+export const REGISTER_HELP = `whilly-worker register: register a worker with a control plane and print its token
+
+Usage: whilly-worker register --connect URL --bootstrap-token T [--hostname H] [--json]
+
+  --connect URL              the control plane (WHILLY_CONTROL_URL)
+  --bootstrap-token T        the control plane's join secret (WHILLY_WORKER_BOOTSTRAP_TOKEN; prefer the
+                             variable, a flag shows in the process list)
+  --hostname H               the host name to record (default: this machine's)
+  --json                     print {"worker_id","token"} instead of the token alone
+  -h, --help                 show this help
+
+stdout holds only the token, so TOKEN=$(whilly-worker register ...) captures it; the token carries
+the worker id, so whilly-worker --token "$TOKEN" needs no --worker-id.
+Exit codes: 0 registered, 1 refused (wrong bootstrap token) or unreachable, 2 usage or configuration,
+130 interrupted. Docs: docs/worker.md
 `;

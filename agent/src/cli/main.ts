@@ -8,6 +8,7 @@ import type { RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
 import { WORKER_HELP } from "./help.js";
 import type { WorkerIo } from "./io.js";
+import { registerMain } from "./register.js";
 import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./report.js";
 import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
 import { createHttpTransport, type HttpTransport } from "./transport.js";
@@ -28,6 +29,7 @@ export type WorkerMainOptions = {
 
 /**
  * Runs `whilly-worker <argv>` and returns its exit code; nothing here calls `process.exit`.
+ * `whilly-worker register ...` registers a worker instead (see {@link registerMain}).
  * Claims tasks of one plan from the control plane until `--once` or `--max-iterations` ends the loop, a
  * signal interrupts it (`io.interrupt`), or the control plane refuses the credentials. A stats line goes
  * to stderr at the end.
@@ -38,6 +40,7 @@ export async function workerMain(
   io: WorkerIo,
   options: WorkerMainOptions = {},
 ): Promise<number> {
+  if (argv[0] === "register") return registerMain(argv.slice(1), io, options.makeTransport);
   let settings: WorkerSettings;
   try {
     const flags = parseWorkerArgs(argv);

@@ -87,16 +87,17 @@ export function statsLine(workerId: string, t: WorkerTally): string {
 
 /**
  * Prints an error that ended the worker as `error:` (and `hint:`) and returns the exit code: 2 for
- * usage, configuration and refused credentials, 1 otherwise. Anything not a {@link WhillyError} is a
+ * usage, configuration and a refused worker token, 1 otherwise (a refused bootstrap token of
+ * `register` included, as `whilly worker register` does). Anything not a {@link WhillyError} is a
  * bug and prints its stack.
  */
 export function reportWorkerError(io: WorkerIo, error: unknown): number {
-  if (error instanceof Unauthorized || error instanceof Forbidden) {
+  if (isWorkerRefusal(error)) {
     const what = error instanceof Unauthorized ? "refused the token" : "refused this worker id";
     io.err.write(`error: the control plane ${what}: ${error.message}\n`);
     io.err.write(
       error instanceof Unauthorized
-        ? "hint: the token is wrong or was revoked; register again (whilly worker register) and pass the new token\n"
+        ? "hint: the token is wrong or was revoked; register again (whilly-worker register) and pass the new token\n"
         : "hint: a per-worker token acts only for its own worker id; drop --worker-id or use that worker's token\n",
     );
     return WORKER_EXIT.usage;
@@ -111,4 +112,10 @@ export function reportWorkerError(io: WorkerIo, error: unknown): number {
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.err.write(`error: unexpected failure (a bug in whilly-worker): ${stack}\n`);
   return WORKER_EXIT.failed;
+}
+
+/** A refused worker token or worker id; a refused bootstrap token (`register`) is an ordinary failure. */
+function isWorkerRefusal(error: unknown): error is Unauthorized | Forbidden {
+  if (error instanceof Unauthorized) return error.credential === "worker_bearer";
+  return error instanceof Forbidden;
 }

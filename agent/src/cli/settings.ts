@@ -38,7 +38,7 @@ export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
 const WORKER_SECRETS = ["WHILLY_WORKER_TOKEN", "WHILLY_WORKER_BOOTSTRAP_TOKEN"] as const;
 
 /** A flag, or else its environment variable; blank counts as absent. */
-type Source = { readonly flag: string; readonly env: string };
+export type Source = { readonly flag: string; readonly env: string };
 
 const text = z
   .string()
@@ -80,9 +80,11 @@ export function parseWorkerSettings(
     workdir: flags.workdir,
     taskTimeout: flags.taskTimeout,
   });
-  const connect = controlUrl(required(raw.connect, { flag: "--connect", env: "WHILLY_CONTROL_URL" }));
-  const token = required(raw.token, { flag: "--token", env: "WHILLY_WORKER_TOKEN" });
-  const planId = required(raw.plan, { flag: "--plan", env: "WHILLY_PLAN_ID" });
+  const connect = parseControlUrl(
+    requiredSetting(raw.connect, { flag: "--connect", env: "WHILLY_CONTROL_URL" }),
+  );
+  const token = requiredSetting(raw.token, { flag: "--token", env: "WHILLY_WORKER_TOKEN" });
+  const planId = requiredSetting(raw.plan, { flag: "--plan", env: "WHILLY_PLAN_ID" });
   const { workerId, workerIdFrom } = resolveWorkerId(raw.workerId, flags.workerId !== undefined, token);
   const workdir =
     raw.workdir === undefined ? cwd : isAbsolute(raw.workdir) ? raw.workdir : resolve(cwd, raw.workdir);
@@ -102,14 +104,27 @@ export function parseWorkerSettings(
   };
 }
 
-function required(value: string | undefined, source: Source): string {
+/**
+ * A required value, given by a flag or its environment variable.
+ * @param command the command whose `--help` the hint points to.
+ * @throws {ConfigurationError} naming both when neither was given.
+ */
+export function requiredSetting(
+  value: string | undefined,
+  source: Source,
+  command = "whilly-worker",
+): string {
   if (value !== undefined) return value;
   throw new ConfigurationError(`missing ${source.flag} (or ${source.env})`, {
-    hint: `pass ${source.flag} or set ${source.env}; whilly-worker --help shows every flag`,
+    hint: `pass ${source.flag} or set ${source.env}; ${command} --help shows every flag`,
   });
 }
 
-function controlUrl(value: string): string {
+/**
+ * The control plane's URL from `--connect` (or `WHILLY_CONTROL_URL`), without trailing slashes.
+ * @throws {ConfigurationError} unless it is an http(s) URL.
+ */
+export function parseControlUrl(value: string): string {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new ConfigurationError(`--connect (WHILLY_CONTROL_URL) must be an http(s) URL; got '${value}'`, {
@@ -128,7 +143,7 @@ function resolveWorkerId(
   if (explicit === undefined) {
     if (owner !== undefined) return { workerId: owner, workerIdFrom: "token" };
     throw new ConfigurationError("no worker id: the token does not say which worker it belongs to", {
-      hint: "pass --worker-id (or set WHILLY_WORKER_ID) to the id this token acts for; a per-worker token from `whilly worker register` carries its id and needs neither",
+      hint: "pass --worker-id (or set WHILLY_WORKER_ID) to the id this token acts for; a per-worker token from `whilly-worker register` carries its id and needs neither",
     });
   }
   const source = fromFlag ? "--worker-id" : "WHILLY_WORKER_ID";

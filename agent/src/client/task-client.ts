@@ -17,6 +17,7 @@ import {
   VersionConflict,
   type WhillyError,
 } from "@whilly/core";
+import { describeFetchError, safeJson } from "./reply.js";
 
 /**
  * A fetch-shaped transport: undici's `fetch` for a remote control plane, or `app.request` for the
@@ -86,9 +87,13 @@ export function createTaskClient(options: {
         ...(signal ? { signal } : {}),
       });
     } catch (cause) {
-      throw new TransportError(`cannot reach the control plane at ${base}: ${describe(cause)}`, undefined, {
-        cause,
-      });
+      throw new TransportError(
+        `cannot reach the control plane at ${base}: ${describeFetchError(cause)}`,
+        undefined,
+        {
+          cause,
+        },
+      );
     }
     if (response.status === 204) return undefined;
     const text = await response.text();
@@ -165,20 +170,4 @@ function conflictFrom(e: ErrorEnvelope, request: FencedBody): WhillyError {
   }
   const expected = e.expected_version ?? request.version ?? 0;
   return new VersionConflict(taskId, expected, e.actual_version ?? undefined, e.actual_status ?? undefined);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function describe(cause: unknown): string {
-  if (cause instanceof Error) {
-    const code = (cause.cause as { code?: string } | undefined)?.code;
-    return code ? `${cause.message} (${code})` : cause.message;
-  }
-  return String(cause);
 }
