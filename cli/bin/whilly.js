@@ -1,14 +1,29 @@
 #!/usr/bin/env node
 import { createInterface } from "node:readline/promises";
-import { main } from "../dist/main.js";
+import { main, reportUncaught } from "../dist/main.js";
+
+const processIo = { err: process.stderr, env: process.env };
 
 // A reader that stops early (`whilly plan export ID | head -1`) closes the pipe: the rest of the output
 // has nowhere to go, but the command still finishes its work (a run its tasks, a server its shutdown).
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error) => {
-    if (error.code !== "EPIPE") throw error;
-  });
-}
+// Any other failure to write (a full disk under `> file`) is said once on stderr and makes the exit
+// code 1, and the command finishes too: what it stored is not undone by a lost line of output.
+let outputFailed = false;
+process.stdout.on("error", (error) => {
+  if (error.code === "EPIPE") return;
+  if (!outputFailed) reportUncaught(processIo, error, "to standard output");
+  outputFailed = true;
+  process.exitCode ||= 1;
+});
+process.stderr.on("error", (error) => {
+  // Nowhere left to say it.
+  if (error.code !== "EPIPE") process.exitCode ||= 1;
+});
+
+// An error that escaped every command: one line for a refusal by the system, the stack for a bug.
+process.on("uncaughtException", (error) => {
+  process.exit(reportUncaught(processIo, error));
+});
 
 const interrupt = new AbortController();
 let signals = 0;
@@ -30,7 +45,7 @@ async function confirm(question) {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2), {
+const code = await main(process.argv.slice(2), {
   out: process.stdout,
   err: process.stderr,
   env: process.env,
@@ -38,3 +53,4 @@ process.exitCode = await main(process.argv.slice(2), {
   confirm: process.stdin.isTTY ? confirm : undefined,
   interrupt: interrupt.signal,
 });
+process.exitCode = code === 0 && outputFailed ? 1 : code;

@@ -67,7 +67,7 @@ export function visibleLength(text: string): number {
 }
 
 /** Writes `error: <message>` and, when given, `hint: <hint>` to stderr. */
-export function printError(io: Io, message: string, hint?: string): void {
+export function printError(io: Pick<Io, "err" | "env">, message: string, hint?: string): void {
   const paint = painter(io.err, io.env);
   io.err.write(`${paint("red", "error:")} ${message}\n`);
   if (hint) io.err.write(`${paint("dim", "hint:")} ${hint}\n`);

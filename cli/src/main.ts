@@ -8,6 +8,7 @@ import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { type Io, printError, terminalSafe } from "./io.js";
 import { reportError } from "./report-error.js";
+import { describeSystemError } from "./system-error.js";
 import { VERSION } from "./version.js";
 
 /**
@@ -18,6 +19,7 @@ import { VERSION } from "./version.js";
 export async function main(argv: readonly string[], processIo: Io): Promise<number> {
   const io: Io = { ...processIo, out: terminalSafe(processIo.out), err: terminalSafe(processIo.err) };
   const ctx = new CliContext(io);
+  let code: number;
   let helpText = "";
   // yargs reports a near-miss command as "Did you mean X?" before it reports the unknown word itself;
   // keep the suggestion as the hint of the error that names the word.
@@ -57,7 +59,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
       if (output) helpText = output;
     });
     if (helpText) io.out.write(`${helpText}\n`);
-    return ctx.exitCode;
+    code = ctx.exitCode;
   } catch (error) {
     if (error instanceof UsageError && !error.hint) {
       printError(
@@ -65,10 +67,30 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
         error.message,
         "whilly --help lists the commands; whilly <command> --help their options",
       );
-      return EXIT.usage;
-    }
-    return reportError(io, error);
-  } finally {
-    await ctx.close();
+      code = EXIT.usage;
+    } else code = reportError(io, error);
   }
+  try {
+    await ctx.close();
+  } catch (error) {
+    // Closing writes too (the embedded store flushes to disk), so it can meet a full disk as well.
+    const closeCode = reportError(io, error);
+    if (code === EXIT.ok) code = closeCode;
+  }
+  return code;
+}
+
+/**
+ * Reports an error that escaped every command (an exception in a callback, a failed write to stdout),
+ * as {@link main} reports its own: one line and a hint for a refusal by the operating system, the
+ * stack for a bug. For `bin/whilly.js`, which owns the process.
+ * @param subject names what failed when the error does not, e.g. `standard output`.
+ * @returns the exit code to end with.
+ */
+export function reportUncaught(processIo: Pick<Io, "err" | "env">, error: unknown, subject?: string): number {
+  const io = { env: processIo.env, err: terminalSafe(processIo.err) };
+  const system = subject === undefined ? undefined : describeSystemError(error, subject);
+  if (system === undefined) return reportError(io, error);
+  printError(io, system.message, system.hint);
+  return system.exitCode;
 }

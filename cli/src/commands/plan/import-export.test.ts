@@ -171,8 +171,8 @@ describe("whilly plan import of an invalid plan", () => {
       code: 1,
       out: "",
       err:
-        "error: cannot read plan file 'no-such.tasks.json': no such file\n" +
-        "hint: pass the path of a tasks.json plan file (see docs/plan-format.md)\n",
+        "error: cannot read plan file 'no-such.tasks.json': no such file or directory (ENOENT)\n" +
+        "hint: check the path; a relative one is taken from the current directory\n",
     });
     expect(existsSync(join(repo, ".whilly"))).toBe(false);
   });
