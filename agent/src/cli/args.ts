@@ -12,6 +12,7 @@ export type WorkerFlags = {
   readonly maxIterations?: string | undefined;
   readonly workdir?: string | undefined;
   readonly taskTimeout?: string | undefined;
+  readonly retryBudget?: string | undefined;
   readonly help: boolean;
   readonly version: boolean;
 };
@@ -26,6 +27,7 @@ const OPTIONS = {
   "max-iterations": { type: "string" },
   workdir: { type: "string" },
   "task-timeout": { type: "string" },
+  "retry-budget": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -52,6 +54,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
     maxIterations: values["max-iterations"],
     workdir: values.workdir,
     taskTimeout: values["task-timeout"],
+    retryBudget: values["retry-budget"],
     help: values.help ?? false,
     version: values.version ?? false,
   };

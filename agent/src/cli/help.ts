@@ -18,14 +18,18 @@ Options:
                              (WHILLY_HEARTBEAT_INTERVAL, default 30)
   --once                     stop after the first task finished (done or failed)
   --max-iterations N         stop after N claim requests, idle polls included
+  --retry-budget DURATION    give up (exit 1) when the control plane stays unreachable this long
+                             (WHILLY_RETRY_BUDGET; default 60s with --once or --max-iterations,
+                             otherwise none: retry for ever)
   -h, --help                 show this help
   -V, --version              show the version
 
 The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
 (docs/agent.md). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
 
-Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure, 2 usage or configuration
-(including a token the control plane refuses), 130 interrupted. Docs: docs/worker.md
+Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane
+unreachable past --retry-budget), 2 usage or configuration (including a token the control plane
+refuses), 130 interrupted. Docs: docs/worker.md
 `;
 
 /** The `whilly-worker register --help` text. */

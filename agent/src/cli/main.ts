@@ -31,9 +31,10 @@ export type WorkerMainOptions = {
  * Runs `whilly-worker <argv>` and returns its exit code; nothing here calls `process.exit`.
  * `whilly-worker register ...` registers a worker instead (see {@link registerMain}).
  * Claims tasks of one plan from the control plane until `--once` or `--max-iterations` ends the loop, a
- * signal interrupts it (`io.interrupt`), or the control plane refuses the credentials. A stats line goes
- * to stderr at the end.
- * @returns 0 the loop ended, 1 failure, 2 usage, configuration or refused credentials, 130 interrupted.
+ * signal interrupts it (`io.interrupt`), the control plane refuses the credentials, or (with a retry
+ * budget) stays unreachable. A stats line goes to stderr at the end.
+ * @returns 0 the loop ended, 1 failure (including a control plane unreachable past the retry budget),
+ *   2 usage, configuration or refused credentials, 130 interrupted.
  */
 export async function workerMain(
   argv: readonly string[],
@@ -93,10 +94,11 @@ export async function workerMain(
         return !stop.signal.aborted;
       },
       onProgress: progress.onEvent,
+      retryBudgetMs: settings.retryBudgetMs,
     });
     if (stop.signal.aborted) code = WORKER_EXIT.interrupted;
   } catch (error) {
-    code = reportWorkerError(io, error);
+    code = reportWorkerError(io, error, UNREACHABLE_HINT);
   } finally {
     io.interrupt?.removeEventListener("abort", onInterrupt);
     io.err.write(statsLine(settings.workerId, progress.tally));
@@ -104,6 +106,10 @@ export async function workerMain(
   }
   return code;
 }
+
+/** What to try when the control plane did not answer within the retry budget. */
+const UNREACHABLE_HINT =
+  "check --connect (WHILLY_CONTROL_URL) and that the control plane runs; --retry-budget (WHILLY_RETRY_BUDGET) sets how long the worker keeps retrying";
 
 function claudeAttempt(settings: WorkerSettings): RunAttempt {
   return createClaudeAttempt({

@@ -1,4 +1,4 @@
-import { Forbidden, InvalidInput, Unauthorized, WhillyError } from "@whilly/core";
+import { Forbidden, InvalidInput, TransportError, Unauthorized, WhillyError } from "@whilly/core";
 import type { ProgressEvent } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
 
@@ -90,8 +90,9 @@ export function statsLine(workerId: string, t: WorkerTally): string {
  * usage, configuration and a refused worker token, 1 otherwise (a refused bootstrap token of
  * `register` included, as `whilly worker register` does). Anything not a {@link WhillyError} is a
  * bug and prints its stack.
+ * @param unreachableHint printed after a network error or 5xx, which the error itself has no hint for.
  */
-export function reportWorkerError(io: WorkerIo, error: unknown): number {
+export function reportWorkerError(io: WorkerIo, error: unknown, unreachableHint?: string): number {
   if (isWorkerRefusal(error)) {
     const what = error instanceof Unauthorized ? "refused the token" : "refused this worker id";
     io.err.write(`error: the control plane ${what}: ${error.message}\n`);
@@ -104,7 +105,8 @@ export function reportWorkerError(io: WorkerIo, error: unknown): number {
   }
   if (error instanceof WhillyError) {
     io.err.write(`error: ${error.message}\n`);
-    if (error.hint) io.err.write(`hint: ${error.hint}\n`);
+    const hint = error.hint ?? (unreachable(error) ? unreachableHint : undefined);
+    if (hint) io.err.write(`hint: ${hint}\n`);
     // A bad command line is usage; an InvalidInput from the control plane (422) is a failed request.
     const usage = error.code === "configuration" || (error instanceof InvalidInput && error.field === "argv");
     return usage ? WORKER_EXIT.usage : WORKER_EXIT.failed;
@@ -118,4 +120,9 @@ export function reportWorkerError(io: WorkerIo, error: unknown): number {
 function isWorkerRefusal(error: unknown): error is Unauthorized | Forbidden {
   if (error instanceof Unauthorized) return error.credential === "worker_bearer";
   return error instanceof Forbidden;
+}
+
+/** A network failure or a 5xx: the control plane did not (properly) answer. */
+function unreachable(error: WhillyError): boolean {
+  return error instanceof TransportError && (error.status === undefined || error.status >= 500);
 }

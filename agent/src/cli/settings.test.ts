@@ -109,6 +109,20 @@ describe("parseWorkerSettings", () => {
     });
   });
 
+  it("bounds retries by default only for a worker told when to stop; a given budget applies to any", () => {
+    expect(parse(required).retryBudgetMs).toBeUndefined();
+    expect(parse([...required, "--once"]).retryBudgetMs).toBe(60_000);
+    expect(parse([...required, "--max-iterations", "2"]).retryBudgetMs).toBe(60_000);
+    expect(parse([...required, "--once"], { WHILLY_RETRY_BUDGET: "5m" }).retryBudgetMs).toBe(300_000);
+    expect(parse([...required, "--retry-budget", "90s"], { WHILLY_RETRY_BUDGET: "5m" }).retryBudgetMs).toBe(
+      90_000,
+    );
+    const bad = problem([...required, "--once", "--retry-budget", "never"]);
+    expect(bad.message).toBe(
+      "--retry-budget (WHILLY_RETRY_BUDGET) must be a duration like 30s, 5m or 1h; got 'never'",
+    );
+  });
+
   it("keeps the worker's own credentials out of the agent's environment", () => {
     const env = {
       WHILLY_WORKER_TOKEN: tokenFor("w-1"),

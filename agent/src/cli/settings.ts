@@ -24,6 +24,11 @@ export type WorkerSettings = {
   readonly workdir: string;
   /** Per-task limit on the agent, ms. */
   readonly taskTimeoutMs: number;
+  /**
+   * How long one request to the control plane is retried (ms) before the worker gives up and exits 1;
+   * `undefined` retries for ever, so a control-plane restart never ends a long-running worker.
+   */
+  readonly retryBudgetMs: number | undefined;
   readonly claude: ClaudeSettings;
   /** The agent's environment: the worker's, without the worker's own credentials. */
   readonly agentEnv: Readonly<Record<string, string | undefined>>;
@@ -31,6 +36,12 @@ export type WorkerSettings = {
 
 /** Default per-task limit on the agent (as `whilly run`). */
 export const DEFAULT_TASK_TIMEOUT = "30m";
+/**
+ * Default retry budget of a worker told when to stop (`--once`, `--max-iterations`): a run that is meant
+ * to end must not hang on a control plane that is gone. Other workers retry for ever unless given one.
+ */
+export const DEFAULT_BOUNDED_RETRY_BUDGET = "60s";
+
 /** Default heartbeat period, seconds (spec section 1.9). */
 export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
 
@@ -54,6 +65,7 @@ const schema = z.object({
   maxIterations: text,
   workdir: text,
   taskTimeout: text,
+  retryBudget: text,
 });
 
 /**
@@ -79,6 +91,7 @@ export function parseWorkerSettings(
     maxIterations: flags.maxIterations,
     workdir: flags.workdir,
     taskTimeout: flags.taskTimeout,
+    retryBudget: flags.retryBudget ?? env.WHILLY_RETRY_BUDGET,
   });
   const connect = parseControlUrl(
     requiredSetting(raw.connect, { flag: "--connect", env: "WHILLY_CONTROL_URL" }),
@@ -86,6 +99,8 @@ export function parseWorkerSettings(
   const token = requiredSetting(raw.token, { flag: "--token", env: "WHILLY_WORKER_TOKEN" });
   const planId = requiredSetting(raw.plan, { flag: "--plan", env: "WHILLY_PLAN_ID" });
   const { workerId, workerIdFrom } = resolveWorkerId(raw.workerId, flags.workerId !== undefined, token);
+  const maxIterationCount = maxIterations(raw.maxIterations);
+  const bounded = flags.once || maxIterationCount !== undefined;
   const workdir =
     raw.workdir === undefined ? cwd : isAbsolute(raw.workdir) ? raw.workdir : resolve(cwd, raw.workdir);
   return {
@@ -96,9 +111,10 @@ export function parseWorkerSettings(
     workerIdFrom,
     once: flags.once,
     heartbeatIntervalMs: heartbeatMs(raw.heartbeatInterval),
-    maxIterations: maxIterations(raw.maxIterations),
+    maxIterations: maxIterationCount,
     workdir,
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
+    retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     claude: parseClaudeSettings(env),
     agentEnv: withoutSecrets(env),
   };
@@ -182,6 +198,18 @@ function taskTimeoutMs(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined) {
     throw new ConfigurationError(`--task-timeout must be a duration like 90s, 30m or 1h; got '${value}'`);
+  }
+  return ms;
+}
+
+function retryBudgetMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    throw new ConfigurationError(
+      `--retry-budget (WHILLY_RETRY_BUDGET) must be a duration like 30s, 5m or 1h; got '${value}'`,
+      { hint: "it bounds how long the worker keeps retrying an unreachable control plane" },
+    );
   }
   return ms;
 }

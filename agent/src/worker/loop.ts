@@ -33,6 +33,11 @@ export type WorkerLoopOptions = {
   onIdle: () => Promise<boolean>;
   onProgress?: (event: ProgressEvent) => void;
   backoff?: Backoff;
+  /**
+   * How long one call (a claim, a start, a report) is retried before the loop gives up and throws
+   * (ms); retried for ever when undefined.
+   */
+  retryBudgetMs?: number | undefined;
   now?: () => number;
 };
 
@@ -40,14 +45,16 @@ export type WorkerLoopOptions = {
  * The worker's claim loop: claim a ready task, mark it started, run the agent, report the result, repeat.
  * Heartbeats run on their own timer throughout, renewing the leases of a long agent run.
  *
- * Network errors and 5xx are retried with capped exponential backoff. A finished task's result is kept
- * and its report retried until the control plane answers, so a restart loses no completion; if a retry
- * meets a 409 showing the call already took effect (its first reply was lost), that counts as success.
+ * Network errors and 5xx are retried with capped exponential backoff, for `retryBudgetMs` per call when
+ * given. A finished task's result is kept and its report retried until the control plane answers (or
+ * the budget runs out), so a restart loses no completion; if a retry meets a 409 showing the call
+ * already took effect (its first reply was lost), that counts as success.
  * Any other 409 means the lease was lost meanwhile: the result is dropped and counted as `lost`.
  * A heartbeat refused with 401/403 stops the loop as the credentials are no longer accepted.
  * @returns counters for the run.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
  * @throws {WhillyError} any other non-retryable protocol error (e.g. a 404 or 422 from the control plane).
+ * @throws {TransportError} not retryable, when a call was retried for `retryBudgetMs` without an answer.
  */
 export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerStats> {
   const { client } = options;
@@ -61,6 +68,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   const retry = <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
       signal: stopSignal,
+      budgetMs: options.retryBudgetMs,
       ...(options.backoff ? { backoff: options.backoff } : {}),
       onRetry: (error, delayMs) => emit({ kind: "retrying", what, delayMs, error }),
     });

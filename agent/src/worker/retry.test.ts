@@ -45,4 +45,30 @@ describe("withRetry", () => {
     await expect(promise).rejects.toBeInstanceOf(TransportError);
     expect(calls).toBe(2);
   });
+
+  it("gives up once the next wait would pass the budget, with the last error as cause", async () => {
+    let clock = 0;
+    let calls = 0;
+    const down = new TransportError("cannot reach the control plane", undefined);
+    const error = await withRetry(
+      async () => {
+        calls++;
+        throw down;
+      },
+      {
+        backoff: { initialMs: 1, maxMs: 4 },
+        budgetMs: 10,
+        random: () => 1,
+        now: () => clock,
+        onRetry: (_e, ms) => (clock += ms),
+      },
+    ).catch((e: unknown) => e);
+    // Waits of 1, 2 and 4 fit in 10; a fourth failure at 7 would wait until 11.
+    expect(calls).toBe(4);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({ retryable: false, cause: down });
+    expect((error as Error).message).toMatch(
+      /^cannot reach the control plane \(gave up after 4 attempts in 0 s; retry budget 0 s\)$/,
+    );
+  });
 });
