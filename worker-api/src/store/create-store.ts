@@ -23,7 +23,8 @@ import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
 
 /**
  * Builds the store over an open drizzle database. Each write runs in its own transaction (a thrown
- * error rolls it back, which also keeps PGlite's single connection usable), and every driver error is
+ * error rolls it back, which also keeps PGlite's single connection usable), or, when it is a single
+ * statement, in that statement's own implicit transaction; and every driver error is
  * translated into whilly's error tree at this boundary.
  * @param options.close releases the connection, pool or embedded database (and its lock).
  * @param options.listenForReady subscribes to the database's ready signals, where the driver can.
@@ -50,6 +51,9 @@ export function createStore(
       }
     };
   };
+  // An operation that is one SQL statement is atomic by itself: running it without BEGIN and COMMIT
+  // saves two round trips (the hot path's claim and finish are written this way for that reason).
+  const statement = read;
   let closed = false;
 
   return {
@@ -68,11 +72,11 @@ export function createStore(
     resetPlan: write(resetPlan),
     upsertWorker: read(upsertWorker),
     heartbeat: write(heartbeat),
-    claim: write(claim),
-    claimWithPlan: write(claimWithPlan),
+    claim: statement(claim),
+    claimWithPlan: statement(claimWithPlan),
     start: write(start),
-    complete: write((tx, fence) => finish(tx, fence, { transition: "COMPLETE" })),
-    fail: write((tx, fence) => finish(tx, fence, { transition: "FAIL", reason: fence.reason })),
+    complete: statement((db, fence) => finish(db, fence, { transition: "COMPLETE" })),
+    fail: statement((db, fence) => finish(db, fence, { transition: "FAIL", reason: fence.reason })),
     release: write(release),
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),

@@ -6,6 +6,7 @@ import { describeFencingContract } from "./contract/fencing.contract.js";
 import type { ContractContext } from "./contract/helpers.contract.js";
 import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
+import { describeOneStatementContract } from "./contract/one-statement.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
@@ -37,6 +38,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeClaimContract(ctx);
     describeFencingContract(ctx);
     describeMoneyContract(ctx);
+    describeOneStatementContract(ctx);
     describeBlockedContract(ctx);
     describeLeaseContract(ctx);
     describeEventContract(ctx);

@@ -18,7 +18,7 @@ const MAX_PAYLOAD_BYTES = 7999;
  * out as the empty payload, which listeners read as "any plan".
  */
 export async function signalReady(tx: Db, planIds: Iterable<string>): Promise<void> {
-  const payloads = [...new Set([...planIds].map(toPayload))];
+  const payloads = [...new Set([...planIds].map(readyPayload))];
   if (payloads.length === 0) return;
   const values: SQL = sql.join(
     payloads.map((payload) => sql`(${payload})`),
@@ -27,6 +27,7 @@ export async function signalReady(tx: Db, planIds: Iterable<string>): Promise<vo
   await tx.execute(sql`SELECT pg_notify(${READY_CHANNEL}, p.id) FROM (VALUES ${values}) AS p(id)`);
 }
 
-function toPayload(planId: string): string {
+/** The payload announcing `planId`: the id, or the empty "any plan" payload when it is too long for one. */
+export function readyPayload(planId: string): string {
   return new TextEncoder().encode(planId).length > MAX_PAYLOAD_BYTES ? "" : planId;
 }

@@ -45,8 +45,15 @@ export async function fencedUpdate(
   throw await explainRejection(db, fence, from);
 }
 
-/** Reads the task again to say why the fenced update matched no row. */
-async function explainRejection(db: Db, fence: TaskFence, from: readonly TaskStatus[]): Promise<Error> {
+/**
+ * Reads the task again to say why a fenced update matched no row.
+ * @returns the {@link VersionConflict} or {@link NotOwner} to throw, with the task's actual fields.
+ */
+export async function explainRejection(
+  db: Db,
+  fence: TaskFence,
+  from: readonly TaskStatus[],
+): Promise<Error> {
   const [actual] = await db
     .select({ version: tasks.version, status: tasks.status, claimedBy: tasks.claimedBy })
     .from(tasks)

@@ -9,59 +9,144 @@ import {
   targetOf,
   VersionConflict,
 } from "@whilly/core";
-import { taskDeps, tasks } from "@whilly/schema";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { events, plans, taskDeps, tasks } from "@whilly/schema";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
-import { insertEvents } from "../events/insert-events.js";
-import { NO_CLAIM } from "../lease.js";
-import { addSpend, assertCost, lockPlan, type PlanLock } from "../plans/add-spend.js";
-import { signalReady } from "../ready/signal-ready.js";
+import { assertCost, lockPlan, type PlanLock } from "../plans/add-spend.js";
+import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
+import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
-import { fencedUpdate } from "./fence.js";
+import { storableJson } from "../text.js";
+import { explainRejection } from "./fence.js";
 
 /** How an agent run ended, as the worker reports it. */
 export type Outcome =
   | { readonly transition: "COMPLETE" }
   | { readonly transition: "FAIL"; readonly reason: string };
 
+const CLAIMABLE = statusList(allowedFrom("CLAIM"));
+const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
+
 /**
- * Ends an attempt (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `DONE` or `FAILED`, claim
- * columns cleared, `costMicroUsd` added to the task's and the plan's spend (failed runs cost money
- * too). A task finished straight from `CLAIMED` (a client that never called start) counts its attempt
- * here. `DONE` decrements the unfinished-dependency counter of every dependent; `FAILED` leaves them
- * blocked. Writes `COMPLETE` `{version, worker_id, cost_usd}` or `FAIL` `{version, worker_id, cost_usd,
- * reason}` with `detail`, then `plan.budget_exceeded` if this spend crossed the budget.
+ * Ends an attempt: `CLAIMED`/`IN_PROGRESS` → `DONE` or `FAILED`, claim columns cleared, `costMicroUsd`
+ * added to the task's and the plan's spend (failed runs cost money too). A task finished straight from
+ * `CLAIMED` (a client that never called start) counts its attempt here. `DONE` decrements the
+ * unfinished-dependency counter of every dependent and signals the plan when one became ready; `FAILED`
+ * leaves them blocked. Writes `COMPLETE` `{version, worker_id, cost_usd}` or `FAIL` `{version,
+ * worker_id, cost_usd, reason}` with `detail`, then `plan.budget_exceeded` if this spend crossed the
+ * budget.
+ *
+ * All of it is one statement (see {@link finishStatement}), atomic without a transaction of its own;
+ * only a rejected fence costs a second read, to say why.
+ * @returns the finished task, and whether this finish's spend crossed the plan's budget.
  * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost.
  */
 export async function finish(
-  tx: Db,
+  db: Db,
   fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
   outcome: Outcome,
 ): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
-  // Spend is added to the plan row below; without spend the row is only read, so finishes share it.
-  await lockPlanOfTask(tx, fence, fence.costMicroUsd === 0 ? "shared" : "exclusive");
+  const [raw] = rawRows(await db.execute(finishStatement(fence, outcome)));
+  const row = raw && fromPrefixed(tasks, raw, "t_");
+  if (!raw || !row) throw await explainRejection(db, fence, allowedFrom(outcome.transition));
+  return { task: toTaskRecord(row), budgetExceeded: raw.crossed === true };
+}
+
+/**
+ * The finish as one statement, its steps chained through their RETURNING rows so that each runs only
+ * after (and only if) the one before it did:
+ *
+ * 1. `plan`: the plan row's lock, first, as every operation on a plan's tasks takes it (see
+ *    {@link lockPlan}): shared without spend, since the row is then only read and finishes may run
+ *    side by side; exclusive with spend, which it adds below.
+ * 2. `finished`: the fenced update (version, status and owner; no row when any differs), addressed
+ *    by primary key and joined to `plan` so that it runs only once the plan is held.
+ * 3. `logged`: the `COMPLETE`/`FAIL` event, its version from the update.
+ * 4. COMPLETE only, when the task has dependents: `dependents` locks them in id order (two finishes
+ *    sharing dependents would otherwise each hold a row the other waits for), `counted` decrements
+ *    their counters (a row changed since the statement began is re-read at its latest version), and
+ *    `signalled` runs the one `pg_notify` when one became claimable.
+ * 5. With spend only: `spent` adds it to the plan and `crossing` writes `plan.budget_exceeded` when
+ *    this addition took spend from under the budget (as the lock read it: a locking read returns the
+ *    row's latest version) to at or over it; the exclusive lock makes concurrent finishes add up in
+ *    turn, so only one of them can see the crossing. It reads `logged`, so its event's id follows the
+ *    transition's. Amounts are `NUMERIC(14,6)` as text, the form `toNumeric` gives.
+ */
+function finishStatement(
+  fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
+  outcome: Outcome,
+): SQL {
   const cost = toNumeric(fence.costMicroUsd);
-  const row = await fencedUpdate(tx, fence, outcome.transition, {
-    status: targetOf(outcome.transition),
-    ...NO_CLAIM,
-    attempts: sql`${tasks.attempts} + CASE WHEN ${tasks.status} = ${targetOf("CLAIM")} THEN 1 ELSE 0 END`,
-    spentUsd: sql`${tasks.spentUsd} + ${cost}::numeric`,
-  });
-  if (outcome.transition === "COMPLETE") await releaseDependents(tx, fence.planId, fence.taskId);
-  const payload: JsonObject = { version: row.version, worker_id: fence.workerId, cost_usd: cost };
+  const payload: JsonObject = { worker_id: fence.workerId, cost_usd: cost };
   if (outcome.transition === "FAIL") payload.reason = outcome.reason;
-  await insertEvents(tx, [
-    {
-      planId: row.planId,
-      taskId: row.id,
-      eventType: outcome.transition === "COMPLETE" ? EVENT_TYPES.complete : EVENT_TYPES.fail,
-      payload,
-      detail: fence.detail,
-    },
-  ]);
-  const budgetExceeded = await addSpend(tx, fence.planId, fence.taskId, fence.costMicroUsd);
-  return { task: toTaskRecord(row), budgetExceeded };
+  const detail = fence.detail === undefined ? null : JSON.stringify(storableJson(fence.detail));
+  const complete = outcome.transition === "COMPLETE";
+  const spends = fence.costMicroUsd > 0;
+  const releases = complete
+    ? sql`, dependents AS MATERIALIZED (
+        SELECT t.plan_id, t.id FROM ${tasks} t
+        WHERE t.plan_id = ${fence.planId} AND EXISTS (SELECT 1 FROM finished)
+          AND t.id IN (SELECT d.task_id FROM ${taskDeps} d WHERE d.plan_id = ${fence.planId} AND d.depends_on = ${fence.taskId})
+        ORDER BY t.id
+        FOR NO KEY UPDATE
+      ), counted AS (
+        UPDATE ${tasks} t SET unfinished_deps = t.unfinished_deps - 1, updated_at = now()
+        FROM dependents
+        WHERE t.plan_id = dependents.plan_id AND t.id = dependents.id
+        RETURNING t.status, t.unfinished_deps
+      ), signalled AS (
+        SELECT pg_notify(${READY_CHANNEL}, ${readyPayload(fence.planId)}) FROM (
+          SELECT 1 FROM counted WHERE counted.unfinished_deps = 0 AND counted.status IN (${CLAIMABLE}) LIMIT 1
+        ) AS ready
+      )`
+    : sql``;
+  const adds = spends
+    ? sql`, spent AS (
+        UPDATE ${plans} p SET spent_usd = p.spent_usd + ${cost}::numeric
+        FROM finished WHERE p.id = ${fence.planId}
+        RETURNING p.spent_usd
+      ), crossing AS (
+        INSERT INTO ${events} (plan_id, event_type, payload)
+        SELECT ${fence.planId}, ${EVENT_TYPES.planBudgetExceeded}, jsonb_build_object(
+          'plan_id', ${fence.planId}::text, 'budget_usd', plan.budget_usd::text,
+          'spent_usd', spent.spent_usd::text, 'crossing_task_id', ${fence.taskId}::text,
+          'reason', 'budget_threshold', 'threshold_pct', 100)
+        FROM plan, spent, (SELECT count(*) FROM logged) AS after_transition
+        WHERE plan.budget_usd IS NOT NULL
+          AND plan.spent_usd < plan.budget_usd AND spent.spent_usd >= plan.budget_usd
+        RETURNING id
+      )`
+    : sql``;
+  return sql`
+    WITH plan AS MATERIALIZED (
+      SELECT id, budget_usd, spent_usd FROM ${plans} WHERE id = ${fence.planId}
+      ${spends ? sql`FOR NO KEY UPDATE` : sql`FOR SHARE`}
+    ), finished AS (
+      UPDATE ${tasks} t SET
+        status = ${targetOf(outcome.transition)},
+        claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL,
+        attempts = t.attempts + CASE WHEN t.status = ${targetOf("CLAIM")} THEN 1 ELSE 0 END,
+        spent_usd = t.spent_usd + ${cost}::numeric,
+        version = t.version + 1,
+        updated_at = now()
+      FROM plan
+      WHERE t.plan_id = ${fence.planId} AND t.id = ${fence.taskId} AND t.version = ${fence.version}::integer
+        AND t.status IN (${statusList(allowedFrom(outcome.transition))}) AND t.claimed_by = ${fence.workerId}
+      RETURNING t.*
+    ), logged AS (
+      INSERT INTO ${events} (plan_id, task_id, event_type, payload, detail)
+      SELECT finished.plan_id, finished.id, ${complete ? EVENT_TYPES.complete : EVENT_TYPES.fail},
+        jsonb_build_object('version', finished.version) || ${JSON.stringify(storableJson(payload))}::jsonb,
+        ${detail}::jsonb
+      FROM finished
+      RETURNING id
+    ) ${releases} ${adds}
+    SELECT ${TASK_COLUMNS},
+      ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`false`} AS signalled,
+      ${spends ? sql`(SELECT count(*) FROM crossing) > 0` : sql`false`} AS crossed
+    FROM finished
+  `;
 }
 
 /**
@@ -76,37 +161,5 @@ export async function lockPlanOfTask(tx: Db, fence: TaskFence, mode: PlanLock = 
       throw new VersionConflict(fence.taskId, fence.version, undefined, undefined, fence.planId);
     }
     throw error;
-  }
-}
-
-/**
- * One dependency of each dependent of `taskId` is now `DONE`; signals the plan if one became ready.
- * Finishes of one plan run side by side (they share the plan row), so two of them decrementing the same
- * dependents must lock those rows in one order (by id), or each could hold a row the other waits for.
- * The dependents are read first and then addressed by key, which keeps both statements on the primary
- * key whatever the planner believes about a freshly imported plan.
- */
-async function releaseDependents(tx: Db, planId: string, taskId: string): Promise<void> {
-  const dependents = await tx
-    .select({ id: taskDeps.taskId })
-    .from(taskDeps)
-    .where(and(eq(taskDeps.planId, planId), eq(taskDeps.dependsOn, taskId)));
-  if (dependents.length === 0) return;
-  const ids = dependents.map((row) => row.id);
-  const byKey = () => and(eq(tasks.planId, planId), inArray(tasks.id, ids));
-  const lockedInOrder = tx
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(byKey())
-    .orderBy(asc(tasks.id))
-    .for("no key update");
-  const counted = await tx
-    .update(tasks)
-    .set({ unfinishedDeps: sql`${tasks.unfinishedDeps} - 1`, updatedAt: sql`now()` })
-    .where(and(byKey(), inArray(tasks.id, lockedInOrder)))
-    .returning({ status: tasks.status, unfinishedDeps: tasks.unfinishedDeps });
-  const claimable: readonly string[] = allowedFrom("CLAIM");
-  if (counted.some((row) => row.unfinishedDeps === 0 && claimable.includes(row.status))) {
-    await signalReady(tx, [planId]);
   }
 }
