@@ -161,3 +161,24 @@ describe("whilly-worker register", () => {
     expect(stderr).toMatch(/^whilly-worker: registered worker 'w-[\w-]+' \(host h\)\n$/);
   });
 });
+
+describe("whilly-worker's plan check", () => {
+  it("exits 2 naming --plan, before any claim, when the control plane does not store the plan", async () => {
+    const t = testIo();
+    const register = testIo();
+    await workerMain(
+      ["register", "--connect", url, "--bootstrap-token", BOOTSTRAP, "--hostname", "h"],
+      register.io,
+    );
+    const argv = ["--connect", url, "--token", register.out().trim(), "--plan", "p 2"];
+    expect(await workerMain(argv, t.io, { makeRunAttempt: () => async () => done })).toBe(2);
+    expect(t.err()).toContain(
+      `error: --plan (WHILLY_PLAN_ID) 'p 2' is not a plan stored on the control plane at ${url}\n`,
+    );
+    expect(t.err()).toContain(
+      "hint: check the id: whilly plan list on the control plane shows the stored plans",
+    );
+    expect(t.err()).toContain("finished — iterations=0 ");
+    expect((await store.getTask("p 1", "A"))?.status).toBe("PENDING");
+  });
+});

@@ -28,8 +28,8 @@ The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_*
 (docs/agent.md). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane
-unreachable past --retry-budget), 2 usage or configuration (including a token the control plane
-refuses), 130 interrupted. Docs: docs/worker.md
+unreachable past --retry-budget), 2 usage or configuration (including a plan the control plane does
+not store and a token it refuses), 130 interrupted. Docs: docs/worker.md
 `;
 
 /** The `whilly-worker register --help` text. */

@@ -37,8 +37,11 @@ type Seen = { path: string; authorization: string | undefined; body: Record<stri
 /**
  * A scripted control plane: hands out `T-1` on the first claim, holds later claims for `holdMs` then
  * answers 204, and answers start/complete/release as protocol v1 does. `refuse` answers 401 everywhere.
+ * The read API answers `planStatus` (200 by default) for any plan.
  */
-async function scriptedControlPlane(options: { refuse?: boolean; holdMs?: number } = {}) {
+async function scriptedControlPlane(
+  options: { refuse?: boolean; holdMs?: number; planStatus?: number } = {},
+) {
   const seen: Seen[] = [];
   let claims = 0;
   const reply = (res: ServerResponse, status: number, body?: unknown) => {
@@ -57,6 +60,7 @@ async function scriptedControlPlane(options: { refuse?: boolean; holdMs?: number
         task_id: null,
       });
     }
+    if (path.startsWith("/api/v1/plans/")) return reply(res, ...planReply(options.planStatus ?? 200));
     if (path.endsWith("/heartbeat")) return reply(res, 200, { ok: true });
     if (path === "/tasks/claim") {
       claims++;
@@ -80,6 +84,12 @@ async function scriptedControlPlane(options: { refuse?: boolean; holdMs?: number
     paths: () => seen.map((s) => s.path),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The read API's answer about a plan: the plan, or an envelope that says nothing about it. */
+function planReply(status: number): [number, unknown] {
+  if (status === 200) return [200, { id: "demo", name: "demo" }];
+  return [status, { error_code: status === 404 ? "not_found" : "forbidden", detail: "no", task_id: null }];
 }
 
 function testIo(env: Record<string, string>, interrupt?: AbortSignal) {
@@ -117,7 +127,12 @@ describe("whilly-worker", () => {
     });
     expect(code).toBe(0);
     const taskCalls = cp.paths().filter((p) => !p.endsWith("/heartbeat"));
-    expect(taskCalls).toEqual(["/tasks/claim", "/tasks/T-1/start", "/tasks/T-1/complete"]);
+    expect(taskCalls).toEqual([
+      "/api/v1/plans/demo",
+      "/tasks/claim",
+      "/tasks/T-1/start",
+      "/tasks/T-1/complete",
+    ]);
     expect(cp.seen.every((s) => s.authorization === `Bearer ${token}`)).toBe(true);
     expect(cp.seen.find((s) => s.path === "/tasks/claim")?.body).toEqual({
       worker_id: "w-7",
@@ -147,6 +162,23 @@ describe("whilly-worker", () => {
     expect(t.err()).toContain("error: the control plane refused the token: invalid token");
     expect(t.err()).toContain("hint: the token is wrong or was revoked");
     expect(t.err()).toContain("finished — iterations=");
+  });
+
+  it("warns and claims anyway when the read API cannot say whether the plan exists", async () => {
+    for (const planStatus of [403, 404]) {
+      const cp = await scriptedControlPlane({ planStatus });
+      servers.push(cp);
+      const t = testIo({ WHILLY_CONTROL_URL: cp.url, WHILLY_WORKER_TOKEN: token });
+      const code = await workerMain(["--plan", "demo", "--once"], t.io, {
+        makeRunAttempt: () => async () => done,
+      });
+      expect(code).toBe(0);
+      expect(cp.seen.find((s) => s.path === "/api/v1/plans/demo")?.authorization).toBe(`Bearer ${token}`);
+      expect(t.err()).toContain(
+        `whilly-worker: warning: cannot check that plan 'demo' exists (the read API answered ${planStatus} `,
+      );
+      expect(t.err()).toContain("whilly-worker: T-1 DONE");
+    }
   });
 
   it("long-polls again after a 204 and stops after --max-iterations", async () => {

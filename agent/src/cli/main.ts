@@ -1,10 +1,11 @@
 import { statSync } from "node:fs";
 import { ConfigurationError } from "@whilly/core";
+import { checkPlan } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
 import { runWorkerLoop } from "../worker/loop.js";
-import { sleep } from "../worker/retry.js";
-import type { RunAttempt } from "../worker/types.js";
+import { sleep, withRetry } from "../worker/retry.js";
+import type { ProgressEvent, RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
 import { WORKER_HELP } from "./help.js";
 import type { WorkerIo } from "./io.js";
@@ -30,11 +31,12 @@ export type WorkerMainOptions = {
 /**
  * Runs `whilly-worker <argv>` and returns its exit code; nothing here calls `process.exit`.
  * `whilly-worker register ...` registers a worker instead (see {@link registerMain}).
- * Claims tasks of one plan from the control plane until `--once` or `--max-iterations` ends the loop, a
- * signal interrupts it (`io.interrupt`), the control plane refuses the credentials, or (with a retry
- * budget) stays unreachable. A stats line goes to stderr at the end.
+ * Checks that the plan exists, then claims its tasks from the control plane until `--once` or
+ * `--max-iterations` ends the loop, a signal interrupts it (`io.interrupt`), the control plane refuses
+ * the credentials, or (with a retry budget) stays unreachable. A stats line goes to stderr at the end.
  * @returns 0 the loop ended, 1 failure (including a control plane unreachable past the retry budget),
- *   2 usage, configuration or refused credentials, 130 interrupted.
+ *   2 usage, configuration, a plan the control plane does not store, or refused credentials,
+ *   130 interrupted.
  */
 export async function workerMain(
   argv: readonly string[],
@@ -79,6 +81,9 @@ export async function workerMain(
   );
   let code: number = WORKER_EXIT.ok;
   try {
+    if (!(await ensurePlan(settings, transport, stop.signal, io, progress.onEvent))) {
+      return WORKER_EXIT.interrupted;
+    }
     await runWorkerLoop({
       client: timed.client,
       planId: settings.planId,
@@ -110,6 +115,47 @@ export async function workerMain(
 /** What to try when the control plane did not answer within the retry budget. */
 const UNREACHABLE_HINT =
   "check --connect (WHILLY_CONTROL_URL) and that the control plane runs; --retry-budget (WHILLY_RETRY_BUDGET) sets how long the worker keeps retrying";
+
+/**
+ * Checks that the plan exists before the first claim, since a claim for a plan that is not stored is
+ * answered "nothing ready" for ever. Retried like a claim while the control plane is unreachable; when
+ * the read API gives no answer about the plan, a warning is printed and the worker goes on.
+ * @returns false when a stop came first.
+ * @throws {ConfigurationError} when the control plane says the plan is not stored.
+ * @throws {TransportError} when the retry budget ran out.
+ */
+async function ensurePlan(
+  settings: WorkerSettings,
+  transport: HttpTransport,
+  signal: AbortSignal,
+  io: WorkerIo,
+  emit: (event: ProgressEvent) => void,
+): Promise<boolean> {
+  const check = () =>
+    checkPlan({
+      baseUrl: settings.controlUrl,
+      fetch: transport.fetch,
+      planId: settings.planId,
+      token: settings.token,
+      signal,
+    });
+  try {
+    const result = await withRetry(check, {
+      signal,
+      budgetMs: settings.retryBudgetMs,
+      onRetry: (error, delayMs) => emit({ kind: "retrying", what: "plan check", delayMs, error }),
+    });
+    if (!result.found) {
+      io.err.write(
+        `whilly-worker: warning: cannot check that plan '${settings.planId}' exists (${result.why}); claiming anyway\n`,
+      );
+    }
+    return true;
+  } catch (error) {
+    if (signal.aborted) return false;
+    throw error;
+  }
+}
 
 function claudeAttempt(settings: WorkerSettings): RunAttempt {
   return createClaudeAttempt({
