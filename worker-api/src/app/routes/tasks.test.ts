@@ -192,6 +192,18 @@ describe("task routes", () => {
     expect((await store.getTask("p", "A"))?.status).toBe("CLAIMED");
   });
 
+  it("completes a task whose cost takes the plan's spend past what NUMERIC(14,6) holds", async () => {
+    const a = await post("/tasks/claim", { worker_id: "w1", plan_id: "p", start: true });
+    const first = { worker_id: "w1", plan_id: "p", version: a.body.task.version };
+    expect((await post("/tasks/A/complete", { ...first, cost_usd: "99999999.999999" })).status).toBe(200);
+    const b = await post("/tasks/claim", { worker_id: "w1", plan_id: "p", start: true });
+    const second = { worker_id: "w1", plan_id: "p", version: b.body.task.version };
+    const done = await post("/tasks/B/complete", { ...second, cost_usd: 1 });
+    expect(done.status).toBe(200);
+    expect(done.body.task.status).toBe("DONE");
+    expect((await store.getPlan("p"))?.spentMicroUsd).toBe(99_999_999_999_999);
+  });
+
   it("lets a per-worker identity act only as itself (403)", async () => {
     const bound = app({ auth: { ...inProcessAuth, authenticateWorker: async () => ({ workerId: "w1" }) } });
     const forged = await post("/tasks/claim", { worker_id: "w2", plan_id: "p" }, bound);

@@ -1,4 +1,4 @@
-import { InvalidInput } from "@whilly/core";
+import { InvalidInput, MAX_MICRO_USD } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { type ContractContext, caught, claimAs, plan, runNext, task } from "./helpers.contract.js";
 
@@ -75,6 +75,51 @@ export function describeMoneyContract(ctx: ContractContext): void {
         expect((error as InvalidInput).field).toBe("costMicroUsd");
       }
       expect((await ctx.store.getTask("p", "A"))?.status).toBe("CLAIMED");
+    });
+  });
+
+  describe("spend past NUMERIC(14,6)", () => {
+    it("saturates the plan's and the task's spend at the maximum instead of failing the transition", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      await runNext(ctx.store, "p", "w1", MAX_MICRO_USD - 10);
+      const b = await runNext(ctx.store, "p", "w1", 100);
+      expect(b).toMatchObject({ status: "DONE", spentMicroUsd: 100 });
+      expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(MAX_MICRO_USD);
+
+      const first = await claimAs(ctx.store, "p", "w1");
+      const fence = { planId: "p", taskId: "C", workerId: "w1" };
+      const max = MAX_MICRO_USD;
+      await ctx.store.release({ ...fence, version: first?.version ?? -1, reason: "x", costMicroUsd: max });
+      const second = await claimAs(ctx.store, "p", "w1");
+      const failed = await ctx.store.fail({
+        ...fence,
+        version: second?.version ?? -1,
+        reason: "r",
+        costMicroUsd: max,
+      });
+      expect(failed.task).toMatchObject({ status: "FAILED", spentMicroUsd: MAX_MICRO_USD });
+      expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(MAX_MICRO_USD);
+      // The event keeps the cost the worker reported.
+      const fail = (await ctx.store.listEvents("p")).find((e) => e.eventType === "FAIL");
+      expect(fail?.payload.cost_usd).toBe("99999999.999999");
+    });
+
+    it("still reports the budget crossing exactly once when the sum saturates", async () => {
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: MAX_MICRO_USD });
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      const held = [];
+      for (let i = 0; i < 3; i++) held.push(await claimAs(ctx.store, "p", "w1"));
+      const crossed = [];
+      for (const [i, t] of held.entries()) {
+        const costMicroUsd = i === 0 ? MAX_MICRO_USD - 5 : 100;
+        const fence = { planId: "p", taskId: t?.id ?? "", workerId: "w1", version: t?.version ?? -1 };
+        crossed.push((await ctx.store.complete({ ...fence, costMicroUsd })).budgetExceeded);
+      }
+      expect(crossed).toEqual([false, true, false]);
+      const sentinels = (await ctx.store.listEvents("p")).filter(
+        (e) => e.eventType === "plan.budget_exceeded",
+      );
+      expect(sentinels.map((e) => e.payload.spent_usd)).toEqual(["99999999.999999"]);
     });
   });
 

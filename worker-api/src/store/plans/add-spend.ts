@@ -1,9 +1,9 @@
 import { EVENT_TYPES, InvalidInput, MAX_MICRO_USD, type MicroUsd, PlanNotFound } from "@whilly/core";
 import { plans } from "@whilly/schema";
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
-import { toMicroUsd, toNumeric } from "../rows.js";
+import { type PlanRow, toMicroUsd, toNumeric } from "../rows.js";
 
 /**
  * Checks an attempt's cost before any write.
@@ -19,24 +19,40 @@ export function assertCost(cost: MicroUsd): void {
 }
 
 /**
- * Adds `cost` to the plan's spend and, when this addition takes spend from under the budget to at or
- * over it, writes the one `plan.budget_exceeded` event of that crossing (spec section 10). The
- * `UPDATE` holds the plan row until commit, so concurrent finishes add up exactly and see each
- * other's sums: only one of them can observe the crossing.
- * @returns true when this call crossed the budget.
+ * `sum`, held at {@link MAX_MICRO_USD}, the most a `NUMERIC(14,6)` spend column stores. Every spend
+ * addition goes through it: spend saturates rather than failing the transition, since by the time a
+ * cost is reported the agent has run and the money is spent, and a refused finish would leave the task
+ * claimed, to be run (and paid for) again. A saturated plan is at or over any budget it can have
+ * (budgets have the same maximum), so its claims stop; the transition's event keeps the cost as
+ * reported.
  */
-export async function addSpend(db: Db, planId: string, taskId: string, cost: MicroUsd): Promise<boolean> {
+export function capSpend(sum: SQL): SQL<string> {
+  return sql<string>`LEAST(${sum}, ${toNumeric(MAX_MICRO_USD)}::numeric)`;
+}
+
+/**
+ * Adds `cost` to the plan's spend (saturating, see {@link capSpend}) and, when this addition takes
+ * spend from under the budget to at or over it, writes the one `plan.budget_exceeded` event of that
+ * crossing (spec section 10). Pass the plan row as {@link lockPlan} read it (exclusive) in this
+ * transaction: the lock makes concurrent additions run in turn, so only one can see the crossing, and
+ * the locked row's spend is the spend before this addition (with saturation, the sum alone no longer
+ * tells).
+ * @returns true when this call crossed the budget.
+ * @throws {PlanNotFound} when the plan row is gone.
+ */
+export async function addSpend(db: Db, locked: PlanRow, taskId: string, cost: MicroUsd): Promise<boolean> {
   if (cost === 0) return false;
+  const planId = locked.id;
   const [row] = await db
     .update(plans)
-    .set({ spentUsd: sql`${plans.spentUsd} + ${toNumeric(cost)}::numeric` })
+    .set({ spentUsd: capSpend(sql`${plans.spentUsd} + ${toNumeric(cost)}::numeric`) })
     .where(eq(plans.id, planId))
-    .returning({ budgetUsd: plans.budgetUsd, spentUsd: plans.spentUsd });
+    .returning({ spentUsd: plans.spentUsd });
   if (!row) throw new PlanNotFound(planId);
-  if (row.budgetUsd === null) return false;
-  const budget = toMicroUsd(row.budgetUsd);
+  if (locked.budgetUsd === null) return false;
+  const budget = toMicroUsd(locked.budgetUsd);
   const spent = toMicroUsd(row.spentUsd);
-  const crossed = spent - cost < budget && spent >= budget;
+  const crossed = toMicroUsd(locked.spentUsd) < budget && spent >= budget;
   if (crossed) {
     await insertEvents(db, [
       {
@@ -71,11 +87,7 @@ export type PlanLock = "exclusive" | "shared";
  * A transaction never upgrades a shared lock, since two sharers upgrading would deadlock.
  * @throws {PlanNotFound}
  */
-export async function lockPlan(
-  db: Db,
-  planId: string,
-  mode: PlanLock = "exclusive",
-): Promise<typeof plans.$inferSelect> {
+export async function lockPlan(db: Db, planId: string, mode: PlanLock = "exclusive"): Promise<PlanRow> {
   const [row] = await db
     .select()
     .from(plans)

@@ -12,10 +12,10 @@ import {
 import { events, plans, taskDeps, tasks } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
-import { assertCost, lockPlan, type PlanLock } from "../plans/add-spend.js";
+import { assertCost, capSpend, lockPlan, type PlanLock } from "../plans/add-spend.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
-import { toNumeric, toTaskRecord } from "../rows.js";
+import { type PlanRow, toNumeric, toTaskRecord } from "../rows.js";
 import { storableJson } from "../text.js";
 import { explainRejection } from "./fence.js";
 
@@ -71,7 +71,9 @@ export async function finish(
  *    this addition took spend from under the budget (as the lock read it: a locking read returns the
  *    row's latest version) to at or over it; the exclusive lock makes concurrent finishes add up in
  *    turn, so only one of them can see the crossing. It reads `logged`, so its event's id follows the
- *    transition's. Amounts are `NUMERIC(14,6)` as text, the form `toNumeric` gives.
+ *    transition's. Amounts are `NUMERIC(14,6)` as text, the form `toNumeric` gives; both the task's
+ *    and the plan's sums saturate at the column's maximum instead of failing (see `capSpend`), which
+ *    is why the crossing compares with the locked read rather than subtracting the cost.
  */
 function finishStatement(
   fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
@@ -103,7 +105,7 @@ function finishStatement(
     : sql``;
   const adds = spends
     ? sql`, spent AS (
-        UPDATE ${plans} p SET spent_usd = p.spent_usd + ${cost}::numeric
+        UPDATE ${plans} p SET spent_usd = ${capSpend(sql`p.spent_usd + ${cost}::numeric`)}
         FROM finished WHERE p.id = ${fence.planId}
         RETURNING p.spent_usd
       ), crossing AS (
@@ -127,7 +129,7 @@ function finishStatement(
         status = ${targetOf(outcome.transition)},
         claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL,
         attempts = t.attempts + CASE WHEN t.status = ${targetOf("CLAIM")} THEN 1 ELSE 0 END,
-        spent_usd = t.spent_usd + ${cost}::numeric,
+        spent_usd = ${capSpend(sql`t.spent_usd + ${cost}::numeric`)},
         version = t.version + 1,
         updated_at = now()
       FROM plan
@@ -152,10 +154,15 @@ function finishStatement(
 /**
  * {@link lockPlan} for a fenced call: a missing plan means the task is gone, which the port reports as a
  * version conflict with no actual version or status.
+ * @returns the plan row as the lock read it.
  */
-export async function lockPlanOfTask(tx: Db, fence: TaskFence, mode: PlanLock = "exclusive"): Promise<void> {
+export async function lockPlanOfTask(
+  tx: Db,
+  fence: TaskFence,
+  mode: PlanLock = "exclusive",
+): Promise<PlanRow> {
   try {
-    await lockPlan(tx, fence.planId, mode);
+    return await lockPlan(tx, fence.planId, mode);
   } catch (error) {
     if (error instanceof PlanNotFound) {
       throw new VersionConflict(fence.taskId, fence.version, undefined, undefined, fence.planId);

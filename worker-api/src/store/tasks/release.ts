@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { NO_CLAIM } from "../lease.js";
-import { addSpend, assertCost } from "../plans/add-spend.js";
+import { addSpend, assertCost, capSpend } from "../plans/add-spend.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
 import { fencedUpdate } from "./fence.js";
@@ -13,7 +13,7 @@ import { lockPlanOfTask } from "./finish.js";
 /**
  * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
  * cleared, ready to claim again. The cost of an interrupted attempt, if given, counts like a finished
- * one's. Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting claimers.
+ * one's, saturating like it (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting claimers.
  * @throws {VersionConflict} @throws {NotOwner}
  */
 export async function release(
@@ -22,11 +22,11 @@ export async function release(
 ): Promise<TaskRecord> {
   const cost = fence.costMicroUsd ?? 0;
   assertCost(cost);
-  if (cost > 0) await lockPlanOfTask(tx, fence);
+  const locked = cost > 0 ? await lockPlanOfTask(tx, fence) : undefined;
   const row = await fencedUpdate(tx, fence, "RELEASE", {
     status: targetOf("RELEASE"),
     ...NO_CLAIM,
-    spentUsd: sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`,
+    spentUsd: capSpend(sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`),
   });
   await insertEvents(tx, [
     {
@@ -36,7 +36,7 @@ export async function release(
       payload: { version: row.version, reason: fence.reason, worker_id: fence.workerId },
     },
   ]);
-  await addSpend(tx, fence.planId, fence.taskId, cost);
+  if (locked) await addSpend(tx, locked, fence.taskId, cost);
   await signalReady(tx, [row.planId]);
   return toTaskRecord(row);
 }
