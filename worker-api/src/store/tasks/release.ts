@@ -13,7 +13,8 @@ import { lockPlanOfTask } from "./finish.js";
 /**
  * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
  * cleared, ready to claim again. The cost of an interrupted attempt, if given, counts like a finished
- * one's, saturating like it (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting claimers.
+ * one's, saturating like it (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and
+ * signals the plan's waiting claimers.
  * @throws {VersionConflict} @throws {NotOwner}
  */
 export async function release(
