@@ -34,18 +34,23 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const plan = await loadPlan(ctx, store, options);
   const host = hostname();
   const workerId = settings.workerId ?? localWorkerId(host, process.pid);
-  const recovered = await recoverOrphanedClaims(store, {
-    selfId: workerId,
-    hostname: host,
-    exclusive: settings.databaseUrl === undefined,
-    isAlive: processAlive,
-    heartbeatIntervalMs: settings.heartbeatIntervalMs,
-  });
-  if (recovered.length > 0) {
-    io.err.write(
-      `whilly run: returned ${recovered.length} task(s) left claimed by a run that is gone: ${recovered.join(", ")}\n`,
-    );
-  }
+  const exclusive = settings.databaseUrl === undefined;
+  const recover = async () => {
+    const recovered = await recoverOrphanedClaims(store, {
+      selfId: workerId,
+      hostname: host,
+      exclusive,
+      isAlive: processAlive,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+    });
+    if (recovered.length > 0) {
+      io.err.write(
+        `whilly run: returned ${recovered.length} task(s) left claimed by a run that is gone: ${recovered.join(", ")}\n`,
+      );
+    }
+    return recovered.length;
+  };
+  await recover();
   await store.upsertWorker({ workerId, hostname: host });
 
   const app = createApp({
@@ -74,7 +79,12 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       stopSignal: stop.signal,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
       maxTasks: options.maxTasks,
-      onIdle: () => othersStillRunning(store, plan.id, workerId, options.idlePollMs ?? 1000, stop.signal),
+      // On a shared database a run that died moments ago still looks alive at start (its heartbeat is
+      // fresh); with no `whilly server` sweeping, only this wait can notice it fall silent later.
+      onIdle: async () => {
+        if (!exclusive && (await recover()) > 0) return true;
+        return othersStillRunning(store, plan.id, workerId, options.idlePollMs ?? 1000, stop.signal);
+      },
       onProgress: progress.onEvent,
     });
   } finally {
