@@ -12,6 +12,9 @@ export type Logger = (level: "debug" | "info" | "warn" | "error", event: string,
  */
 export type Caller = { readonly workerId: string | undefined };
 
+/** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
+export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };
+
 /**
  * Authentication of the control plane's callers. Every method throws {@link Unauthorized} on missing or
  * wrong credentials.
@@ -19,6 +22,14 @@ export type Caller = { readonly workerId: string | undefined };
 export type AuthPort = {
   /** Worker routes: a per-worker bearer (looked up in `store`, so revocation is immediate) or the legacy shared token. */
   authenticateWorker(authorization: string | undefined, store: Store): Promise<Caller>;
+  /**
+   * The per-worker bearer in `authorization` when its signature holds, checked without the database;
+   * `undefined` for anything else (no or another header, the legacy shared token, a forged token). Its
+   * hash is not yet known to be stored: operations that check it in their own statement take it (see
+   * `asPresentedWorker`), which saves a request its lookup. Optional: without it every worker request
+   * goes through {@link AuthPort.authenticateWorker}.
+   */
+  presentedWorker?(authorization: string | undefined): Promise<PresentedWorker | undefined>;
   /** `POST /workers/register`: the bootstrap token only. */
   authenticateBootstrap(authorization: string | undefined): Promise<void>;
   /** Mints a bearer for a new worker; only `tokenHash` is stored. */

@@ -1,7 +1,8 @@
 import { type ClaimRequest, PlanNotFound, type PlanRecord, type TaskRecord } from "@whilly/core";
 import type { Context } from "hono";
 import type { Store } from "../store/store.js";
-import { asWorker } from "./caller.js";
+import type { PresentedBearer } from "../store/workers/bearer.js";
+import { asPresentedWorker } from "./caller.js";
 import type { AppDeps } from "./deps.js";
 import { onSharedAbort } from "./shared-abort.js";
 
@@ -22,7 +23,7 @@ export type Claimed = { readonly task: TaskRecord; readonly plan: PlanRecord | u
  *   may be ready than claims were woken; the chain ends at the first claim that finds nothing.
  * - When the host is stopping (`deps.stopping`), parked claims answer at once and new ones do not park.
  * @returns the claimed task and its plan, or `undefined` for 204.
- * @throws {Unauthorized} @throws {Forbidden} as {@link asWorker} does.
+ * @throws {Unauthorized} @throws {Forbidden} as {@link asPresentedWorker} does.
  */
 export async function claimWithinBound(
   deps: AppDeps,
@@ -62,8 +63,8 @@ async function pollUntilClaimed(
     if (gone.aborted) return undefined;
     // Hand the wake-up on as soon as the claim commits, before the rest of the answer is read.
     const handOn = woken && coordinator ? () => coordinator.notifyWork(body.plan_id) : undefined;
-    const outcome = await asWorker(deps, c, body.worker_id, (store) =>
-      claimOnce(store, body, settings.leaseMs, gone, handOn),
+    const outcome = await asPresentedWorker(deps, c, body.worker_id, (store, bearer) =>
+      claimOnce(store, body, settings.leaseMs, gone, handOn, bearer),
     );
     if (outcome === "client_gone") {
       deps.log?.("info", "claim.client_gone", { plan_id: body.plan_id, worker_id: body.worker_id });
@@ -81,6 +82,7 @@ async function pollUntilClaimed(
 /**
  * One claim attempt in one store scope; hands the task back when the client left meanwhile.
  * @param onClaimed called once a task is claimed for a client still there.
+ * @param bearer the request's bearer, for the claim to check (see {@link asPresentedWorker}).
  */
 async function claimOnce(
   store: Store,
@@ -88,6 +90,7 @@ async function claimOnce(
   leaseMs: number,
   gone: AbortSignal,
   onClaimed: (() => void) | undefined,
+  bearer: PresentedBearer | undefined,
 ): Promise<Claimed | "client_gone" | undefined> {
   let claimed: Claimed | undefined;
   try {
@@ -96,6 +99,7 @@ async function claimOnce(
       workerId: body.worker_id,
       leaseMs,
       start: body.start,
+      bearer,
     });
   } catch (error) {
     if (error instanceof PlanNotFound) return undefined;

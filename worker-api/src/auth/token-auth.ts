@@ -29,7 +29,9 @@ export type TokenAuthOptions = {
  *   worker id (see `worker-token.ts`). It is honoured when the signature holds, its SHA-256 hash is
  *   stored (so revocation works on the next request: the lookup runs in the request's own store scope),
  *   and the stored row is the worker `sub` names. The caller may then act only as that worker. A
- *   token's signature is checked once per auth instance; the stored-hash lookup runs on every request.
+ *   token's signature is checked once per auth instance; the stored-hash check runs on every request,
+ *   as its own lookup or, for the claim and the finishes, inside the operation's statement
+ *   ({@link AuthPort.presentedWorker}).
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
  *   (owner and version checks on tasks still apply), with one warning per process.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
@@ -71,6 +73,17 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
     });
 
   return {
+    async presentedWorker(authorization) {
+      let token: string;
+      try {
+        token = readBearer(authorization, "worker_bearer");
+      } catch {
+        return undefined;
+      }
+      const bearer = await verified.verify(await signingKey(), token);
+      return bearer && { workerId: bearer.subject, tokenHash: bearer.tokenHash };
+    },
+
     async authenticateBootstrap(authorization) {
       const token = readBearer(authorization, "bootstrap");
       if (!(await sameSecret(token, bootstrapToken))) {

@@ -1,6 +1,7 @@
-import type { PlanRecord, TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
+import type { FinishResult, PlanRecord, TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
 import type { ListenForReady } from "./ready/listener.js";
+import type { PresentedBearer } from "./workers/bearer.js";
 import type { RevokeResult } from "./workers/registration.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
@@ -48,14 +49,33 @@ export interface Store extends TaskStore {
 
   /**
    * {@link TaskStore.claim}, also returning the task's plan as the claim's transaction read it, so a
-   * claim's answer (task plus plan context) costs one transaction.
+   * claim's answer (task plus plan context) costs one transaction. With `bearer`, the same statement
+   * first checks that it is still stored for `workerId`, so the request needs no separate auth lookup.
+   * @throws {BearerNotStored} when `bearer` is given and not stored for the worker; nothing changed.
    */
   claimWithPlan(input: {
     planId: string;
     workerId: string;
     leaseMs: number;
     start?: boolean | undefined;
+    bearer?: PresentedBearer | undefined;
   }): Promise<{ task: TaskRecord; plan: PlanRecord } | undefined>;
+
+  /**
+   * {@link TaskStore.complete}; with `bearer`, checked in the same statement as for
+   * {@link Store.claimWithPlan}. @throws {BearerNotStored}
+   */
+  complete(
+    fence: Parameters<TaskStore["complete"]>[0] & { bearer?: PresentedBearer | undefined },
+  ): Promise<FinishResult>;
+
+  /**
+   * {@link TaskStore.fail}; with `bearer`, checked in the same statement as for
+   * {@link Store.claimWithPlan}. @throws {BearerNotStored}
+   */
+  fail(
+    fence: Parameters<TaskStore["fail"]>[0] & { bearer?: PresentedBearer | undefined },
+  ): Promise<FinishResult>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;

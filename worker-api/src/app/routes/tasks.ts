@@ -7,7 +7,7 @@ import {
 } from "@whilly/core";
 import { Hono } from "hono";
 import { readBody } from "../body.js";
-import { asWorker, costFromBody, resolvePlanId } from "../caller.js";
+import { asPresentedWorker, asWorker, costFromBody, resolvePlanId } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
@@ -46,9 +46,10 @@ export function taskRoutes(deps: AppDeps) {
       const body = await readBody(c, completeRequestSchema);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
-      const { task } = await asWorker(deps, c, body.worker_id, async (store) => {
+      const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.complete({
+          bearer,
           planId,
           taskId,
           workerId: body.worker_id,
@@ -64,9 +65,10 @@ export function taskRoutes(deps: AppDeps) {
       const body = await readBody(c, failRequestSchema);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
-      const { task } = await asWorker(deps, c, body.worker_id, async (store) => {
+      const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.fail({
+          bearer,
           planId,
           taskId,
           workerId: body.worker_id,

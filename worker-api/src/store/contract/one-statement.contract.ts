@@ -1,5 +1,6 @@
 import { NotOwner, PlanNotFound, VersionConflict } from "@whilly/core";
 import { describe, expect, it } from "vitest";
+import { BearerNotStored } from "../workers/bearer.js";
 import { type ContractContext, caught, claimAs, eventTypes, plan, task } from "./helpers.contract.js";
 
 /**
@@ -172,6 +173,56 @@ export function describeOneStatementContract(ctx: ContractContext): void {
       // B is ready but the spent budget holds every claim.
       expect(await ctx.store.getTask("p", "B")).toMatchObject({ status: "PENDING", version: 0 });
       expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
+    });
+  });
+
+  describe("a presented bearer checked in the operation's statement", () => {
+    const mine = { tokenHash: "a".repeat(64) };
+    const theirs = { tokenHash: "b".repeat(64) };
+    const register = async () => {
+      await ctx.store.registerWorker({ workerId: "w1", hostname: "h", tokenHash: mine.tokenHash });
+      await ctx.store.registerWorker({ workerId: "w2", hostname: "h", tokenHash: theirs.tokenHash });
+    };
+
+    it("claims with the worker's own stored bearer, and refuses any other before anything else", async () => {
+      await ctx.store.importPlan(plan("p", [task("A")]));
+      await register();
+      const claim = (bearer: { tokenHash: string }, planId = "p") =>
+        ctx.store.claimWithPlan({ planId, workerId: "w1", leaseMs: 60_000, start: true, bearer });
+      expect(await caught(claim(theirs))).toBeInstanceOf(BearerNotStored);
+      expect(await caught(claim({ tokenHash: "c".repeat(64) }))).toBeInstanceOf(BearerNotStored);
+      // Refused before the plan is looked at: an unknown plan is no answer for a refused bearer.
+      expect(await caught(claim(theirs, "nope"))).toBeInstanceOf(BearerNotStored);
+      expect(await caught(claim(mine, "nope"))).toBeInstanceOf(PlanNotFound);
+      expect(await eventTypes(ctx.store, "p")).toEqual(["task.created"]);
+      expect((await claim(mine))?.task).toMatchObject({ id: "A", status: "IN_PROGRESS", claimedBy: "w1" });
+      await ctx.store.revokeWorker("w1");
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      expect(await caught(claim(mine))).toBeInstanceOf(BearerNotStored);
+    });
+
+    it("finishes with the worker's own stored bearer; a refused one changes nothing", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B", { deps: ["A"] }), task("C")]));
+      await register();
+      const a = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      const c = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      const before = await ctx.store.listEvents("p");
+      const fence = { planId: "p", taskId: "A", workerId: "w1", version: a?.version ?? -1, costMicroUsd: 3 };
+      expect(await caught(ctx.store.complete({ ...fence, bearer: theirs }))).toBeInstanceOf(BearerNotStored);
+      const failC = { ...fence, taskId: "C", version: c?.version ?? -1, reason: "r", bearer: theirs };
+      expect(await caught(ctx.store.fail(failC))).toBeInstanceOf(BearerNotStored);
+      // Refused before the fence: a stale version is no answer for a refused bearer either.
+      expect(await caught(ctx.store.complete({ ...fence, version: 99, bearer: theirs }))).toBeInstanceOf(
+        BearerNotStored,
+      );
+      expect(await ctx.store.listEvents("p")).toEqual(before);
+      expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(0);
+      expect(await ctx.store.getTask("p", "A")).toMatchObject({ status: "CLAIMED", version: a?.version });
+      const done = await ctx.store.complete({ ...fence, bearer: mine });
+      expect(done.task).toMatchObject({ status: "DONE", spentMicroUsd: 3 });
+      const failed = await ctx.store.fail({ ...failC, bearer: mine });
+      expect(failed.task).toMatchObject({ status: "FAILED" });
+      expect(await claimAs(ctx.store, "p", "w1")).toMatchObject({ id: "B" });
     });
   });
 }

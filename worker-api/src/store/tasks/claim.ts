@@ -13,6 +13,7 @@ import type { Db } from "../db.js";
 import { leaseUntil } from "../lease.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { toPlanRecord, toTaskRecord } from "../rows.js";
+import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 
 /** Longest lease a claim or heartbeat may ask for: one day, in milliseconds. */
 export const MAX_LEASE_MS = 86_400_000;
@@ -23,6 +24,15 @@ export function assertLeaseMs(leaseMs: number): void {
     throw new InvalidInput("leaseMs", `lease must be 1 to ${MAX_LEASE_MS} ms; got ${leaseMs}`);
   }
 }
+
+/** What a claim asks for; `bearer`, when given, must still be stored for `workerId` (see {@link PresentedBearer}). */
+export type ClaimInput = {
+  planId: string;
+  workerId: string;
+  leaseMs: number;
+  start?: boolean | undefined;
+  bearer?: PresentedBearer | undefined;
+};
 
 /** A claimed task and its plan as the claim read it, for the claim's answer. */
 export type ClaimedWithPlan = { readonly task: TaskRecord; readonly plan: PlanRecord };
@@ -46,12 +56,11 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * main cost per task.
  * @returns the claimed task with its plan (read in the same statement), or `undefined` when none is
  *   ready or the budget is spent.
+ * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:
+ *   nothing is claimed, and a missing plan is not reported).
  * @throws {PlanNotFound} @throws {InvalidInput} for a bad lease or an unregistered worker.
  */
-export async function claimWithPlan(
-  db: Db,
-  input: { planId: string; workerId: string; leaseMs: number; start?: boolean | undefined },
-): Promise<ClaimedWithPlan | undefined> {
+export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedWithPlan | undefined> {
   assertLeaseMs(input.leaseMs);
   const start = input.start === true;
   // CLAIM (and START) rows come from the update's RETURNING, in this order, so their ids ascend as
@@ -60,11 +69,14 @@ export async function claimWithPlan(
     ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version))`
     : sql``;
   const result = await db.execute(sql`
-    WITH plan AS MATERIALIZED (
+    WITH held AS MATERIALIZED (
+      SELECT ${bearerHeld(input.bearer, input.workerId)} AS ok
+    ), plan AS MATERIALIZED (
       SELECT * FROM ${plans} WHERE id = ${input.planId}
     ), picked AS MATERIALIZED (
       SELECT t.plan_id, t.id FROM ${tasks} t
       WHERE t.plan_id = ${input.planId} AND t.status IN (${CLAIMABLE}) AND t.unfinished_deps = 0
+        AND (SELECT ok FROM held)
         AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)
       ORDER BY t.priority_rank, t.id
       LIMIT 1
@@ -91,20 +103,19 @@ export async function claimWithPlan(
       ) AS e(ord, event_type, payload)
       ORDER BY e.ord
     )
-    SELECT ${PLAN_COLUMNS}, ${TASK_COLUMNS} FROM plan LEFT JOIN claimed ON true
+    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}
+    FROM held LEFT JOIN plan ON true LEFT JOIN claimed ON true
   `);
   const [raw] = rawRows(result);
-  if (!raw) throw new PlanNotFound(input.planId);
+  if (raw?.bearer_held !== true) throw new BearerNotStored();
   const plan = fromPrefixed(plans, raw, "p_");
+  if (!plan) throw new PlanNotFound(input.planId);
   const task = fromPrefixed(tasks, raw, "t_");
-  if (!plan || !task) return undefined;
+  if (!task) return undefined;
   return { task: toTaskRecord(task), plan: toPlanRecord(plan) };
 }
 
 /** {@link claimWithPlan} without the plan: the `TaskStore` port's claim. */
-export async function claim(
-  tx: Db,
-  input: { planId: string; workerId: string; leaseMs: number; start?: boolean | undefined },
-): Promise<TaskRecord | undefined> {
-  return (await claimWithPlan(tx, input))?.task;
+export async function claim(db: Db, input: ClaimInput): Promise<TaskRecord | undefined> {
+  return (await claimWithPlan(db, input))?.task;
 }

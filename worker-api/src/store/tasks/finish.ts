@@ -17,7 +17,15 @@ import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.
 import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
 import { type PlanRow, toNumeric, toTaskRecord } from "../rows.js";
 import { storableJson } from "../text.js";
+import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 import { explainRejection } from "./fence.js";
+
+/** What a finish names: the fence, the attempt's cost, its detail, and optionally the request's bearer. */
+export type FinishFence = TaskFence & {
+  costMicroUsd: MicroUsd;
+  detail?: JsonObject | undefined;
+  bearer?: PresentedBearer | undefined;
+};
 
 /** How an agent run ended, as the worker reports it. */
 export type Outcome =
@@ -39,17 +47,15 @@ const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
  * All of it is one statement (see {@link finishStatement}), atomic without a transaction of its own;
  * only a rejected fence costs a second read, to say why.
  * @returns the finished task, and whether this finish's spend crossed the plan's budget.
+ * @throws {BearerNotStored} when `fence.bearer` is given and not stored for the worker (nothing changed).
  * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost.
  */
-export async function finish(
-  db: Db,
-  fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
-  outcome: Outcome,
-): Promise<FinishResult> {
+export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
   const [raw] = rawRows(await db.execute(finishStatement(fence, outcome)));
-  const row = raw && fromPrefixed(tasks, raw, "t_");
-  if (!raw || !row) throw await explainRejection(db, fence, allowedFrom(outcome.transition));
+  if (raw?.bearer_held !== true) throw new BearerNotStored();
+  const row = fromPrefixed(tasks, raw, "t_");
+  if (!row) throw await explainRejection(db, fence, allowedFrom(outcome.transition));
   return { task: toTaskRecord(row), budgetExceeded: raw.crossed === true };
 }
 
@@ -57,6 +63,8 @@ export async function finish(
  * The finish as one statement, its steps chained through their RETURNING rows so that each runs only
  * after (and only if) the one before it did:
  *
+ * 0. `held`: the presented bearer is still stored for the worker (true without one); every write
+ *    below hangs on the plan lock, which hangs on it.
  * 1. `plan`: the plan row's lock, first, as every operation on a plan's tasks takes it (see
  *    {@link lockPlan}): shared without spend, since the row is then only read and finishes may run
  *    side by side; exclusive with spend, which it adds below.
@@ -75,10 +83,7 @@ export async function finish(
  *    and the plan's sums saturate at the column's maximum instead of failing (see `capSpend`), which
  *    is why the crossing compares with the locked read rather than subtracting the cost.
  */
-function finishStatement(
-  fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
-  outcome: Outcome,
-): SQL {
+function finishStatement(fence: FinishFence, outcome: Outcome): SQL {
   const cost = toNumeric(fence.costMicroUsd);
   const payload: JsonObject = { worker_id: fence.workerId, cost_usd: cost };
   if (outcome.transition === "FAIL") payload.reason = outcome.reason;
@@ -121,8 +126,10 @@ function finishStatement(
       )`
     : sql``;
   return sql`
-    WITH plan AS MATERIALIZED (
-      SELECT id, budget_usd, spent_usd FROM ${plans} WHERE id = ${fence.planId}
+    WITH held AS MATERIALIZED (
+      SELECT ${bearerHeld(fence.bearer, fence.workerId)} AS ok
+    ), plan AS MATERIALIZED (
+      SELECT id, budget_usd, spent_usd FROM ${plans} WHERE id = ${fence.planId} AND (SELECT ok FROM held)
       ${spends ? sql`FOR NO KEY UPDATE` : sql`FOR SHARE`}
     ), finished AS (
       UPDATE ${tasks} t SET
@@ -144,10 +151,10 @@ function finishStatement(
       FROM finished
       RETURNING id
     ) ${releases} ${adds}
-    SELECT ${TASK_COLUMNS},
+    SELECT held.ok AS bearer_held, ${TASK_COLUMNS},
       ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`false`} AS signalled,
       ${spends ? sql`(SELECT count(*) FROM crossing) > 0` : sql`false`} AS crossed
-    FROM finished
+    FROM held LEFT JOIN finished ON true
   `;
 }
 
