@@ -1,150 +1,27 @@
-import { EXIT } from "./exit-codes.js";
+import { describeSystemError as describe, type SystemErrorHints, type SystemErrorReport } from "@whilly/core";
 
-/** A refusal by the operating system, as a person should see it: one line, a next step, an exit code. */
-export type SystemErrorReport = {
-  /** `cannot <verb> <what>: <reason> (<CODE>)`. */
-  readonly message: string;
-  readonly hint: string;
-  /** 2 when a flag chose what failed (the address `whilly server` listens on), else 1. */
-  readonly exitCode: number;
-};
-
-/** The fields Node puts on an error from a system call (`fs`, `net`). */
-type NodeSystemError = {
-  readonly code: string;
-  readonly syscall?: string;
-  readonly path?: string;
-  readonly dest?: string;
-  readonly address?: string;
-  readonly port?: number;
-  readonly message?: string;
-};
-
-const VERBS: Readonly<Record<string, string>> = {
-  open: "open",
-  read: "read",
-  write: "write",
-  mkdir: "create the directory",
-  rmdir: "delete",
-  unlink: "delete",
-  rename: "rename",
-  link: "create",
-  symlink: "create",
-  copyfile: "copy",
-  scandir: "list",
-  opendir: "list",
-  stat: "look at",
-  lstat: "look at",
-  access: "use",
-  chmod: "change the mode of",
-  fsync: "write",
-  close: "close",
-  listen: "listen on",
-  bind: "listen on",
-};
-
-const SHORTAGE_HINT = "free some space on that file system (df -h shows which one is full), then run again";
-const ROOT_HINT =
-  "run it somewhere whilly may write (the embedded store lives in .whilly/ at the repository root), or set WHILLY_DATABASE_URL to use a Postgres server";
-
-/** Reason and hint per error code, for files and directories. */
-const FILE_FAULTS: Readonly<Record<string, readonly [reason: string, hint: string]>> = {
-  ENOENT: ["no such file or directory", "check the path; a relative one is taken from the current directory"],
-  ENOTDIR: ["a part of the path is not a directory", "check the path: one of its directories is a file"],
-  EISDIR: ["it is a directory", "name a file, not a directory"],
-  EEXIST: ["something with that name is in the way", "move or delete it, then run again"],
-  EACCES: [
-    "permission denied",
-    "check the owner and mode of the path and its directories (ls -ld), or run as a user who may use them",
-  ],
-  EPERM: [
-    "operation not permitted",
-    "check the owner and mode of the path and its directories (ls -ld), or run as a user who may use them",
-  ],
-  EROFS: ["the file system is read-only", ROOT_HINT],
-  ENOSPC: ["no space left on the device", SHORTAGE_HINT],
-  EDQUOT: ["the disk quota is exceeded", SHORTAGE_HINT],
-  EMFILE: ["too many open files", "raise the limit of open files (ulimit -n), then run again"],
-  ENFILE: [
-    "too many open files on this system",
-    "close other programs or raise the system's limit, then run again",
-  ],
-  ENAMETOOLONG: ["the name is too long", "use a shorter path"],
-  ELOOP: ["too many symbolic links in the path", "check the path for a symbolic link that points to itself"],
-  EIO: ["input/output error", "the disk or network file system failed: check it (dmesg), then run again"],
-  EBUSY: ["the resource is busy", "wait for whatever uses it to finish, then run again"],
-};
-
-/** Reason and hint per error code, for the address `whilly server` listens on. */
-const LISTEN_FAULTS: Readonly<Record<string, readonly [reason: string, hint: string]>> = {
-  EADDRINUSE: [
-    "the port is already in use",
-    "another process listens there: stop it, or pick another --port (--port 0 takes any free one)",
-  ],
-  EADDRNOTAVAIL: [
-    "no interface of this machine has that address",
-    "--host must be an address of this machine: 127.0.0.1, or 0.0.0.0 for every interface",
-  ],
-  EACCES: ["permission denied", "ports below 1024 need privileges: pick --port 1024 or above"],
-  EPERM: ["operation not permitted", "ports below 1024 need privileges: pick --port 1024 or above"],
+/** whilly's own next steps, which name its flags and its embedded store. */
+const CLI_HINTS: SystemErrorHints = {
+  files: {
+    EROFS:
+      "run it somewhere whilly may write (the embedded store lives in .whilly/ at the repository root), or set WHILLY_DATABASE_URL to use a Postgres server",
+  },
+  listen: {
+    EADDRINUSE:
+      "another process listens there: stop it, or pick another --port (--port 0 takes any free one)",
+    EADDRNOTAVAIL: "--host must be an address of this machine: 127.0.0.1, or 0.0.0.0 for every interface",
+    EACCES: "ports below 1024 need privileges: pick --port 1024 or above",
+    EPERM: "ports below 1024 need privileges: pick --port 1024 or above",
+  },
 };
 
 /**
- * Turns an error the operating system raised (Node's `code`, `syscall`, `path`, `address`, `port`; on
- * the error itself or along its `cause` chain, as drivers wrap them) into one line and a hint, e.g.
- * `cannot listen on 127.0.0.1:8000: the port is already in use (EADDRINUSE)` or `cannot create the
- * directory /repo/.whilly: something with that name is in the way (EEXIST)`. Every entry point of the
- * CLI reports environment faults through it, so none prints a stack trace for a full disk.
- * @param subject names what failed when the error does not (e.g. `standard output` for a write).
- * @returns `undefined` when `error` is not a system error (then it is a bug, or one of whilly's own).
+ * {@link describe | core's describeSystemError} with the hints of `whilly`: one line and a next step for
+ * a refusal by the operating system, e.g. `cannot listen on 127.0.0.1:8000: the port is already in use
+ * (EADDRINUSE)` with a hint naming `--port`, exit code 2; a file fault exits 1.
+ * @param subject names what failed when the error does not (e.g. `to standard output`).
+ * @returns `undefined` when `error` is not a system error.
  */
 export function describeSystemError(error: unknown, subject?: string): SystemErrorReport | undefined {
-  const fault = findSystemError(error);
-  if (fault === undefined) return undefined;
-  const syscall = fault.syscall ?? "";
-  const listening = syscall === "listen" || syscall === "bind";
-  const known = (listening ? LISTEN_FAULTS : FILE_FAULTS)[fault.code];
-  const reason = known?.[0] ?? nodeReason(fault);
-  const hint = known?.[1] ?? "the operating system refused it: fix the cause named above, then run again";
-  if (syscall === "uv_cwd") {
-    return {
-      message: `cannot use the current directory: ${reason} (${fault.code})`,
-      hint: "it was deleted or moved: cd to a directory that exists, then run again",
-      exitCode: EXIT.failed,
-    };
-  }
-  const verb = VERBS[syscall] ?? (syscall === "" ? "use" : syscall);
-  const what = subject ?? target(fault);
-  const message = `cannot ${verb}${what === "" ? "" : ` ${what}`}: ${reason} (${fault.code})`;
-  return { message, hint, exitCode: listening ? EXIT.usage : EXIT.failed };
-}
-
-/** The first error with a system error `code` in `error` or its causes (at most 8 deep). */
-function findSystemError(error: unknown): NodeSystemError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    const syscall = (current as { syscall?: unknown }).syscall;
-    if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) {
-      if (typeof syscall === "string" || code in FILE_FAULTS) return current as NodeSystemError;
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function target(fault: NodeSystemError): string {
-  if (fault.address !== undefined) {
-    const host = fault.address.includes(":") ? `[${fault.address}]` : fault.address;
-    return fault.port === undefined ? host : `${host}:${fault.port}`;
-  }
-  if (fault.path !== undefined && fault.dest !== undefined) return `${fault.path} to ${fault.dest}`;
-  return fault.path ?? "";
-}
-
-/** Node's own words for a code it knows and whilly does not: `ENOSPC: no space left on device, write`. */
-function nodeReason(fault: NodeSystemError): string {
-  const text = fault.message ?? "";
-  const match = /^[A-Z0-9]+: ([^,]+)/.exec(text);
-  return match?.[1] ?? "the operating system refused it";
+  return describe(error, subject, CLI_HINTS);
 }

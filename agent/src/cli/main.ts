@@ -1,5 +1,3 @@
-import { statSync } from "node:fs";
-import { ConfigurationError } from "@whilly/core";
 import { checkPlan } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
@@ -14,6 +12,7 @@ import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./r
 import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
 import { createHttpTransport, type HttpTransport } from "./transport.js";
 import { workerVersion } from "./version.js";
+import { checkWorkdir } from "./workdir.js";
 
 /**
  * A claim that comes back empty sooner than this (ms) means the control plane does not hold long polls;
@@ -177,20 +176,6 @@ function timedClaims(client: TaskClient) {
     },
   };
   return { client: timed, sinceLastClaimMs: () => performance.now() - lastClaimAt };
-}
-
-function checkWorkdir(dir: string): void {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(dir).isDirectory();
-  } catch {
-    // Reported below as missing.
-  }
-  if (!isDirectory) {
-    throw new ConfigurationError(`--workdir ${dir} is not an existing directory`, {
-      hint: "create it (a git checkout of the project the plan works on), or pass another --workdir",
-    });
-  }
 }
 
 function describeIdSource(settings: WorkerSettings): string {

@@ -1,4 +1,11 @@
-import { Forbidden, InvalidInput, TransportError, Unauthorized, WhillyError } from "@whilly/core";
+import {
+  describeSystemError,
+  Forbidden,
+  InvalidInput,
+  TransportError,
+  Unauthorized,
+  WhillyError,
+} from "@whilly/core";
 import type { ProgressEvent } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
 
@@ -88,11 +95,16 @@ export function statsLine(workerId: string, t: WorkerTally): string {
 /**
  * Prints an error that ended the worker as `error:` (and `hint:`) and returns the exit code: 2 for
  * usage, configuration and a refused worker token, 1 otherwise (a refused bootstrap token of
- * `register` included, as `whilly worker register` does). Anything not a {@link WhillyError} is a
- * bug and prints its stack.
+ * `register` included, as `whilly worker register` does). A refusal by the operating system (a full
+ * disk, a path that is not a directory) is one line and a hint, as {@link describeSystemError} words
+ * it. Anything else is a bug and prints its stack.
  * @param unreachableHint printed after a network error or 5xx, which the error itself has no hint for.
  */
-export function reportWorkerError(io: WorkerIo, error: unknown, unreachableHint?: string): number {
+export function reportWorkerError(
+  io: Pick<WorkerIo, "err">,
+  error: unknown,
+  unreachableHint?: string,
+): number {
   if (isWorkerRefusal(error)) {
     const what = error instanceof Unauthorized ? "refused the token" : "refused this worker id";
     io.err.write(`error: the control plane ${what}: ${error.message}\n`);
@@ -111,9 +123,32 @@ export function reportWorkerError(io: WorkerIo, error: unknown, unreachableHint?
     const usage = error.code === "configuration" || (error instanceof InvalidInput && error.field === "argv");
     return usage ? WORKER_EXIT.usage : WORKER_EXIT.failed;
   }
+  const system = describeSystemError(error);
+  if (system) {
+    io.err.write(`error: ${system.message}\nhint: ${system.hint}\n`);
+    return system.exitCode;
+  }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.err.write(`error: unexpected failure (a bug in whilly-worker): ${stack}\n`);
   return WORKER_EXIT.failed;
+}
+
+/**
+ * Reports an error that escaped `workerMain` (a failed write to standard output, an exception
+ * in a callback) as the worker reports its own: one line and a hint for a refusal by the operating
+ * system, the stack for a bug. For `bin/whilly-worker.js`, which owns the process.
+ * @param subject names what failed when the error does not, e.g. `to standard output`.
+ * @returns the exit code to end with.
+ */
+export function reportUncaughtWorkerError(
+  io: Pick<WorkerIo, "err">,
+  error: unknown,
+  subject?: string,
+): number {
+  const system = subject === undefined ? undefined : describeSystemError(error, subject);
+  if (system === undefined) return reportWorkerError(io, error);
+  io.err.write(`error: ${system.message}\nhint: ${system.hint}\n`);
+  return system.exitCode;
 }
 
 /** A refused worker token or worker id; a refused bootstrap token (`register`) is an ordinary failure. */
