@@ -1,5 +1,5 @@
-import { ConfigurationError } from "@whilly/core";
-import { MAX_LEASE_MS, readDuration } from "@whilly/worker-api";
+import { ConfigurationError, readDuration } from "@whilly/core";
+import { MAX_LEASE_MS } from "@whilly/worker-api";
 import { z } from "zod";
 
 const databaseUrl = z

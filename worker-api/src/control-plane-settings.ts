@@ -1,4 +1,4 @@
-import { ConfigurationError, MAX_DURATION_MS } from "@whilly/core";
+import { ConfigurationError, readDuration, type StringEnv } from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, workerSecretProblem } from "./auth/worker-secrets.js";
@@ -30,42 +30,7 @@ export type ControlPlaneSettings = {
   };
 };
 
-/** Environment variables as strings (Node's `process.env`, or a Worker's string vars and secrets). */
-export type StringEnv = Readonly<Record<string, string | undefined>>;
-
-/** How to read one duration variable: its default and bounds in ms, and the unit its text is in. */
-export type DurationSpec = {
-  readonly fallbackMs: number;
-  /** 1000 for seconds, 1 for milliseconds. */
-  readonly unitMs: 1 | 1000;
-  /** The longest value accepted (ms); at most {@link MAX_DURATION_MS}, which timers can hold. */
-  readonly maxMs?: number | undefined;
-};
-
-const DECIMAL = /^\d+(?:\.\d+)?$/;
-
-/**
- * Reads a duration variable: a plain decimal number (`30`, `0.5`; no sign, exponent, hex or unit) in
- * `spec.unitMs`, rounded to whole ms, at least 1 ms and at most `spec.maxMs` (default and ceiling
- * {@link MAX_DURATION_MS}: a longer timer fires at once). Unset or blank gives `spec.fallbackMs`.
- * A bad value appends a message naming the variable, the range and what was given to `problems`, and
- * gives the fallback, so the caller can report every bad variable at once.
- * @returns milliseconds.
- */
-export function readDuration(env: StringEnv, name: string, spec: DurationSpec, problems: string[]): number {
-  const raw = env[name]?.trim();
-  if (!raw) return spec.fallbackMs;
-  const max = Math.min(spec.maxMs ?? MAX_DURATION_MS, MAX_DURATION_MS);
-  const ms = DECIMAL.test(raw) ? Math.round(Number(raw) * spec.unitMs) : Number.NaN;
-  if (Number.isSafeInteger(ms) && ms >= 1 && ms <= max) return ms;
-  const unit = spec.unitMs === 1 ? "milliseconds" : "seconds";
-  // A positive value under a millisecond rounds to none: say what the least one is.
-  const least = ms === 0 && Number(raw) > 0 ? `, at least ${1 / spec.unitMs}` : "";
-  problems.push(
-    `${name} must be a positive number of ${unit} up to ${max / spec.unitMs}${least}; got '${raw}'`,
-  );
-  return spec.fallbackMs;
-}
+export type { StringEnv };
 
 /**
  * Reads the settings every control-plane host shares, appending a message per bad variable to

@@ -1,6 +1,6 @@
 export * from "./app/index.js";
 export * from "./auth/index.js";
-export { type DurationSpec, readDuration, type StringEnv } from "./control-plane-settings.js";
+export type { StringEnv } from "./control-plane-settings.js";
 export * from "./coordinator/index.js";
 export * from "./events-buffer/index.js";
 export * from "./node/index.js";

@@ -20,6 +20,9 @@ function problem(argv: string[], env: Record<string, string> = {}): Configuratio
   throw new Error("expected a ConfigurationError");
 }
 
+const DURATION_RANGE =
+  "must be a duration like 90s, 30m or 1h (a bare number is seconds), from 1 ms up to 2147483647 ms";
+
 const required = ["--connect", "http://cp:8000/", "--token", tokenFor("w-1"), "--plan", "demo"];
 
 describe("parseWorkerSettings", () => {
@@ -118,10 +121,59 @@ describe("parseWorkerSettings", () => {
       90_000,
     );
     const bad = problem([...required, "--once", "--retry-budget", "never"]);
-    expect(bad.message).toBe(
-      "--retry-budget (WHILLY_RETRY_BUDGET) must be a duration like 30s, 5m or 1h; got 'never'",
+    expect(bad.message).toBe(`--retry-budget (WHILLY_RETRY_BUDGET) ${DURATION_RANGE}; got 'never'`);
+    expect(bad.hint).toContain("unreachable control plane");
+  });
+
+  it.each(["0", "0.0001", "2147484", "-5", "1e3", "0x10", "NaN", "Infinity", "5s", ".5", "5."])(
+    "refuses --heartbeat-interval %j as the control plane refuses its durations, naming the range",
+    (value) => {
+      const least = value === "0.0001" ? ", at least 0.001" : "";
+      const message = `must be a positive number of seconds up to 2147483.647${least}; got '${value}'`;
+      const name = "--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL)";
+      expect(problem([...required, `--heartbeat-interval=${value}`]).message).toBe(`${name} ${message}`);
+      expect(problem(required, { WHILLY_HEARTBEAT_INTERVAL: value }).message).toBe(`${name} ${message}`);
+    },
+  );
+
+  it.each(["0", "0s", "0.0004s", "0.4ms", "-1m", "1e3", "0x10", "NaN", "597h", "2147483648ms", "1d", "m"])(
+    "refuses --task-timeout and --retry-budget %j, naming the range",
+    (value) => {
+      expect(problem([...required, `--task-timeout=${value}`]).message).toBe(
+        `--task-timeout ${DURATION_RANGE}; got '${value}'`,
+      );
+      expect(problem(required, { WHILLY_RETRY_BUDGET: value }).message).toBe(
+        `--retry-budget (WHILLY_RETRY_BUDGET) ${DURATION_RANGE}; got '${value}'`,
+      );
+    },
+  );
+
+  it("takes durations up to what a timer holds, in any unit, a bare number as seconds", () => {
+    const cases = [
+      ["596h", 596 * 3_600_000],
+      ["2147483647ms", 2_147_483_647],
+      ["1.5h", 5_400_000],
+      ["90", 90_000],
+      ["0.5ms", 1],
+      [" 30 m ", 1_800_000],
+    ] as const;
+    for (const [value, ms] of cases) {
+      const s = parse([...required, "--task-timeout", value, "--retry-budget", value]);
+      expect([s.taskTimeoutMs, s.retryBudgetMs]).toEqual([ms, ms]);
+    }
+    expect(parse([...required, "--heartbeat-interval", "2147483.647"]).heartbeatIntervalMs).toBe(
+      2_147_483_647,
     );
   });
+
+  it.each(["0", "-1", "1.5", "0x10", "1e3", "07", "1000000000"])(
+    "refuses --max-iterations %j, naming the range",
+    (value) => {
+      expect(problem([...required, `--max-iterations=${value}`]).message).toBe(
+        `--max-iterations must be a whole number from 1 to 999999999; got '${value}'`,
+      );
+    },
+  );
 
   it("keeps the worker's own credentials out of the agent's environment", () => {
     const env = {

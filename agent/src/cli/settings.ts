@@ -1,7 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
-import { ConfigurationError, parseDuration } from "@whilly/core";
+import { ConfigurationError } from "@whilly/core";
 import { z } from "zod";
-import { type ClaudeSettings, parseClaudeSettings } from "../runner/settings.js";
+import {
+  type ClaudeSettings,
+  durationSetting,
+  parseClaudeSettings,
+  wholeNumberSetting,
+} from "../runner/settings.js";
 import type { WorkerFlags } from "./args.js";
 import { workerIdFromToken } from "./worker-id.js";
 
@@ -177,41 +182,25 @@ function resolveWorkerId(
 
 function heartbeatMs(value: string | undefined): number {
   if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_S * 1000;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) {
-    throw new ConfigurationError(
-      `--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL) must be a positive number of seconds; got '${value}'`,
-    );
-  }
-  return Math.max(1, Math.round(seconds * 1000));
+  return durationSetting(value, "--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL)", { unitMs: 1000 });
 }
 
 function maxIterations(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[1-9]\d{0,8}$/.test(value)) {
-    throw new ConfigurationError(`--max-iterations must be a whole number from 1; got '${value}'`);
-  }
-  return Number(value);
+  return value === undefined ? undefined : wholeNumberSetting(value, "--max-iterations", 999_999_999);
 }
 
 function taskTimeoutMs(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) {
-    throw new ConfigurationError(`--task-timeout must be a duration like 90s, 30m or 1h; got '${value}'`);
-  }
-  return ms;
+  return durationSetting(value, "--task-timeout", { unitMs: 1000, units: true });
 }
 
 function retryBudgetMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const ms = parseDuration(value);
-  if (ms === undefined) {
-    throw new ConfigurationError(
-      `--retry-budget (WHILLY_RETRY_BUDGET) must be a duration like 30s, 5m or 1h; got '${value}'`,
-      { hint: "it bounds how long the worker keeps retrying an unreachable control plane" },
-    );
-  }
-  return ms;
+  return durationSetting(
+    value,
+    "--retry-budget (WHILLY_RETRY_BUDGET)",
+    { unitMs: 1000, units: true },
+    "it bounds how long the worker keeps retrying an unreachable control plane",
+  );
 }
 
 function withoutSecrets(

@@ -68,6 +68,35 @@ describe("parseClaudeSettings", () => {
     expect(parseClaudeSettings({ WHILLY_CLAUDE_PROXY_URL: "  " }, user).proxyUrl).toBeUndefined();
   });
 
+  it.each(["-1", "1e3", "0x10", "abc", "NaN", "2147483648", "5s", "+5"])(
+    "refuses WHILLY_CLAUDE_KILL_GRACE_MS=%j, naming the range",
+    (value) => {
+      expect(() => parseClaudeSettings({ WHILLY_CLAUDE_KILL_GRACE_MS: value }, user)).toThrow(
+        `WHILLY_CLAUDE_KILL_GRACE_MS must be a number of milliseconds from 0 up to 2147483647; got '${value}'`,
+      );
+    },
+  );
+
+  it("takes a kill grace from 0 (SIGKILL at once) up to what a timer holds", () => {
+    for (const [value, ms] of [
+      ["0", 0],
+      ["2147483647", 2_147_483_647],
+      ["250", 250],
+      ["1.5", 2],
+    ] as const) {
+      expect(parseClaudeSettings({ WHILLY_CLAUDE_KILL_GRACE_MS: value }, user).killGraceMs).toBe(ms);
+    }
+  });
+
+  it.each(["0", "-1", "1.5", "0x10", "1e3", "1000000", "ten"])(
+    "refuses WHILLY_CLAUDE_MAX_TURNS=%j, naming the range",
+    (value) => {
+      expect(() => parseClaudeSettings({ WHILLY_CLAUDE_MAX_TURNS: value }, user)).toThrow(
+        `WHILLY_CLAUDE_MAX_TURNS must be a whole number from 1 to 999999; got '${value}'`,
+      );
+    },
+  );
+
   it.each([
     ["WHILLY_CLAUDE_MAX_TURNS", "0"],
     ["WHILLY_CLAUDE_MAX_TURNS", "ten"],

@@ -1,4 +1,4 @@
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, checkDuration, type DurationRange } from "@whilly/core";
 import { z } from "zod";
 
 /** The model whilly asks for when `WHILLY_MODEL` is not set. */
@@ -59,6 +59,9 @@ export type ClaudeSettings = {
   readonly killGraceMs: number;
 };
 
+/** Time between SIGTERM and SIGKILL when `WHILLY_CLAUDE_KILL_GRACE_MS` is unset, ms. */
+export const DEFAULT_KILL_GRACE_MS = 5000;
+
 const TRUE_WORDS = new Set(["1", "true", "yes"]);
 
 const optionalText = z
@@ -73,20 +76,8 @@ const schema = z.object({
   WHILLY_CLAUDE_PROXY_URL: optionalText.refine((v) => v === undefined || URL.canParse(v), "is not a URL"),
   WHILLY_CLAUDE_NO_PROXY: z.string().optional(),
   WHILLY_CLAUDE_ALLOWED_TOOLS: optionalText,
-  WHILLY_CLAUDE_MAX_TURNS: optionalText.pipe(
-    z
-      .string()
-      .regex(/^[1-9]\d{0,5}$/, "must be a whole number from 1")
-      .transform(Number)
-      .optional(),
-  ),
-  WHILLY_CLAUDE_KILL_GRACE_MS: optionalText.pipe(
-    z
-      .string()
-      .regex(/^\d{1,7}$/, "must be a whole number of milliseconds")
-      .transform(Number)
-      .optional(),
-  ),
+  WHILLY_CLAUDE_MAX_TURNS: optionalText,
+  WHILLY_CLAUDE_KILL_GRACE_MS: optionalText,
   IS_SANDBOX: z.string().optional(),
 });
 
@@ -109,6 +100,8 @@ export function parseClaudeSettings(
     });
   }
   const v = parsed.data;
+  const maxTurns = v.WHILLY_CLAUDE_MAX_TURNS;
+  const killGrace = v.WHILLY_CLAUDE_KILL_GRACE_MS;
   const isRoot = host.isRoot ?? process.getuid?.() === 0;
   const safe = v.WHILLY_CLAUDE_SAFE !== undefined && TRUE_WORDS.has(v.WHILLY_CLAUDE_SAFE.toLowerCase());
   // Claude Code compares IS_SANDBOX with "1" exactly; "yes" or "true" do not count there, so not here.
@@ -124,7 +117,40 @@ export function parseClaudeSettings(
     allowedTools,
     proxyUrl: v.WHILLY_CLAUDE_PROXY_URL,
     noProxy: v.WHILLY_CLAUDE_NO_PROXY ?? DEFAULT_NO_PROXY,
-    maxTurns: v.WHILLY_CLAUDE_MAX_TURNS,
-    killGraceMs: v.WHILLY_CLAUDE_KILL_GRACE_MS ?? 5000,
+    maxTurns:
+      maxTurns === undefined ? undefined : wholeNumberSetting(maxTurns, "WHILLY_CLAUDE_MAX_TURNS", 999_999),
+    killGraceMs:
+      killGrace === undefined
+        ? DEFAULT_KILL_GRACE_MS
+        : durationSetting(killGrace, "WHILLY_CLAUDE_KILL_GRACE_MS", { unitMs: 1, minMs: 0 }),
   };
+}
+
+/**
+ * One duration setting of the worker, checked as every whilly program checks its durations
+ * ({@link checkDuration}: the bounds of a timer, no sign, exponent or hex).
+ * @param name the flag and variable the message names, e.g. `--retry-budget (WHILLY_RETRY_BUDGET)`.
+ * @param hint the next step printed with the message; by default, to fix the value or leave it out.
+ * @returns milliseconds.
+ * @throws {ConfigurationError} naming `name`, the range and the text given.
+ */
+export function durationSetting(text: string, name: string, range: DurationRange, hint?: string): number {
+  const checked = checkDuration(text, name, range);
+  if ("ms" in checked) return checked.ms;
+  throw new ConfigurationError(checked.problem, {
+    hint: hint ?? `fix ${name}, or leave it out for the default`,
+  });
+}
+
+/**
+ * One count setting of the worker: a whole number from 1 to `max`, in plain digits (no sign, leading
+ * zero, exponent or hex).
+ * @throws {ConfigurationError} naming `name`, the range and the text given.
+ */
+export function wholeNumberSetting(text: string, name: string, max: number): number {
+  const value = Number(text);
+  if (/^[1-9]\d*$/.test(text) && value <= max) return value;
+  throw new ConfigurationError(`${name} must be a whole number from 1 to ${max}; got '${text}'`, {
+    hint: `fix ${name}, or leave it out for the default`,
+  });
 }
