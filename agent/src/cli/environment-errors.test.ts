@@ -39,14 +39,20 @@ type Result = { code: number | null; out: string; err: string };
 /** Runs the bin; `shell` runs it through `sh -c` with `$BIN` set, for redirections. */
 function runWorker(
   args: readonly string[],
-  options: { cwd?: string; uid?: number; shell?: string } = {},
+  options: { cwd?: string; uid?: number; shell?: string; env?: Record<string, string> } = {},
 ): Promise<Result> {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", WHILLY_CONTROL_URL: controlUrl, BIN };
   const [command, argv] =
     options.shell === undefined ? [process.execPath, [BIN, ...args]] : ["sh", ["-c", options.shell]];
   const child = spawn(command, argv, {
     cwd: options.cwd ?? scratch,
-    env: { ...env, WHILLY_WORKER_TOKEN: token, WHILLY_PLAN_ID: "demo", NODE: process.execPath },
+    env: {
+      ...env,
+      WHILLY_WORKER_TOKEN: token,
+      WHILLY_PLAN_ID: "demo",
+      NODE: process.execPath,
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
@@ -105,6 +111,33 @@ describe("whilly-worker meeting faults of its environment", () => {
       `--workdir: cannot use ${locked}: permission denied (EACCES)`,
       "check the owner and mode of the path and its directories (ls -ld), or run as a user who may use them; or pass another --workdir",
     );
+  });
+
+  it("a CLAUDE_BIN that cannot be started: exit 2 naming it, before any request", async () => {
+    const script = join(scratch, "claude.mjs");
+    writeFileSync(script, "#!/usr/bin/env node\n", { mode: 0o644 });
+    chmodSync(script, 0o644);
+    requests.length = 0;
+    const choose = "or set CLAUDE_BIN to the Claude Code program (claude)";
+    expectOneError(
+      await runWorker([], { env: { CLAUDE_BIN: script } }),
+      2,
+      `CLAUDE_BIN: cannot use ${script}: permission denied (EACCES)`,
+      `make it executable (chmod +x ${script}), ${choose}`,
+    );
+    expectOneError(
+      await runWorker([], { env: { CLAUDE_BIN: "bin/claude" } }),
+      2,
+      `CLAUDE_BIN: cannot look at ${join(scratch, "bin/claude")}: no such file or directory (ENOENT)`,
+      `check the path (a relative one is taken from --workdir), ${choose}`,
+    );
+    expectOneError(
+      await runWorker([], { env: { CLAUDE_BIN: "claude-not-installed", PATH: `${scratch}:/usr/bin:/bin` } }),
+      2,
+      `CLAUDE_BIN: no program 'claude-not-installed' on PATH (${scratch}:/usr/bin:/bin)`,
+      `install Claude Code (npm install -g @anthropic-ai/claude-code), ${choose}`,
+    );
+    expect(requests).toEqual([]);
   });
 
   it("a current directory that was deleted: exit 1, one line", async () => {

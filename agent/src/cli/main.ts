@@ -1,5 +1,6 @@
 import { checkPlan } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
+import { checkAgentBin } from "../runner/agent-bin.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
 import { runWorkerLoop } from "../worker/loop.js";
 import { sleep, withRetry } from "../worker/retry.js";
@@ -44,6 +45,7 @@ export async function workerMain(
 ): Promise<number> {
   if (argv[0] === "register") return registerMain(argv.slice(1), io, options.makeTransport);
   let settings: WorkerSettings;
+  let runAttempt: RunAttempt;
   try {
     const flags = parseWorkerArgs(argv);
     if (flags.help) {
@@ -56,6 +58,7 @@ export async function workerMain(
     }
     settings = parseWorkerSettings(flags, io.env, io.cwd);
     checkWorkdir(settings.workdir);
+    runAttempt = (options.makeRunAttempt ?? claudeAttempt)(settings);
   } catch (error) {
     return reportWorkerError(io, error);
   }
@@ -73,7 +76,6 @@ export async function workerMain(
   io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
   const progress = progressReporter(io);
   const timed = timedClaims(client);
-  const runAttempt = (options.makeRunAttempt ?? claudeAttempt)(settings);
   io.err.write(
     `whilly-worker: worker '${settings.workerId}' (${describeIdSource(settings)}) on plan '${settings.planId}' ` +
       `at ${settings.controlUrl}; agent in ${settings.workdir}\n`,
@@ -156,7 +158,9 @@ async function ensurePlan(
   }
 }
 
+/** @throws {ConfigurationError} when `CLAUDE_BIN` cannot be started (see {@link checkAgentBin}). */
 function claudeAttempt(settings: WorkerSettings): RunAttempt {
+  checkAgentBin(settings.claude.claudeBin, settings.agentEnv, settings.workdir);
   return createClaudeAttempt({
     settings: settings.claude,
     cwd: settings.workdir,
