@@ -3,13 +3,23 @@ import { describe, expect, it } from "vitest";
 import { parseCliSettings } from "./settings.js";
 
 describe("CLI settings", () => {
-  it("defaults to the embedded store, a 900 s lease and 30 s heartbeats", () => {
+  it("defaults to the embedded store, a 900 s lease, 30 s heartbeats and 30 s progress lines", () => {
     expect(parseCliSettings({})).toEqual({
       databaseUrl: undefined,
       workerId: undefined,
       leaseMs: 900_000,
       heartbeatIntervalMs: 30_000,
+      progressIntervalMs: 30_000,
     });
+  });
+
+  it("reads WHILLY_PROGRESS_INTERVAL in seconds and refuses what is not one", () => {
+    expect(parseCliSettings({ WHILLY_PROGRESS_INTERVAL: "0.05" }).progressIntervalMs).toBe(50);
+    expect(() => parseCliSettings({ WHILLY_PROGRESS_INTERVAL: "30s" })).toThrow(
+      new ConfigurationError(
+        "WHILLY_PROGRESS_INTERVAL must be a positive number of seconds up to 2147483.647; got '30s'",
+      ),
+    );
   });
 
   it("accepts the seed's +asyncpg URLs and strips the suffix", () => {

@@ -35,12 +35,24 @@ export type CliSettings = {
   readonly leaseMs: number;
   /** Heartbeat period (ms). From `WHILLY_HEARTBEAT_INTERVAL` (s), default 30 s. */
   readonly heartbeatIntervalMs: number;
+  /**
+   * How often `whilly run` says a task is still running (ms). From `WHILLY_PROGRESS_INTERVAL` (s),
+   * default {@link DEFAULT_PROGRESS_INTERVAL_MS}.
+   */
+  readonly progressIntervalMs: number;
 };
+
+/**
+ * Default period of the "still running" line, ms. 30 s: someone watching learns within half a minute
+ * that a task is alive, and a 30-minute task (the default `--task-timeout`) adds 60 lines to a log.
+ */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 30_000;
 
 /**
  * Validates the environment: `WHILLY_DATABASE_URL`, `WHILLY_WORKER_ID` (1 to 256 characters),
  * `WHILLY_VISIBILITY_TIMEOUT` (seconds, 0.001 up to the store's longest lease, a day) and
- * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease). Durations are read as the control
+ * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease) and `WHILLY_PROGRESS_INTERVAL` (seconds
+ * between "still running" lines of `whilly run`). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -58,6 +70,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     readDuration(env, name, { fallbackMs, unitMs: 1000, maxMs }, problems);
   const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", 900_000, MAX_LEASE_MS);
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", 30_000);
+  const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
     problems.push(
       `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
@@ -67,5 +80,11 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     throw new ConfigurationError(problems.join("; "));
   }
   const s = parsed.data;
-  return { databaseUrl: s.WHILLY_DATABASE_URL, workerId: s.WHILLY_WORKER_ID, leaseMs, heartbeatIntervalMs };
+  return {
+    databaseUrl: s.WHILLY_DATABASE_URL,
+    workerId: s.WHILLY_WORKER_ID,
+    leaseMs,
+    heartbeatIntervalMs,
+    progressIntervalMs,
+  };
 }

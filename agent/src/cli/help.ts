@@ -25,7 +25,8 @@ Options:
   -V, --version              show the version
 
 The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
-(docs/agent.md). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
+(docs/agent.md). While the agent runs, a line says so every WHILLY_PROGRESS_INTERVAL seconds
+(default 30). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane
 unreachable past --retry-budget), 2 usage or configuration (including a plan the control plane does

@@ -151,6 +151,24 @@ describe("whilly-worker", () => {
     );
   });
 
+  it("logs that the agent is still running every WHILLY_PROGRESS_INTERVAL, and the cost at the end", async () => {
+    const cp = await scriptedControlPlane();
+    servers.push(cp);
+    const t = testIo({
+      WHILLY_CONTROL_URL: cp.url,
+      WHILLY_WORKER_TOKEN: token,
+      WHILLY_PROGRESS_INTERVAL: "0.02",
+    });
+    // The agent finishes only once the worker said it is running: no guess at how long that takes.
+    const slow = async () => {
+      while (!t.err().includes("whilly-worker: T-1 running for ")) await new Promise((r) => setTimeout(r, 5));
+      return done;
+    };
+    expect(await workerMain(["--plan", "demo", "--once"], t.io, { makeRunAttempt: () => slow })).toBe(0);
+    expect(t.err()).toMatch(/whilly-worker: T-1 running for \d+ s, attempt 1\n/);
+    expect(t.err()).toMatch(/whilly-worker: T-1 DONE in \d+\.\d s · \$0\.0015\n/);
+  });
+
   it("exits 2 with a clear error when the control plane refuses the token", async () => {
     const cp = await scriptedControlPlane({ refuse: true });
     servers.push(cp);

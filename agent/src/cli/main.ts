@@ -91,6 +91,7 @@ export async function workerMain(
       runAttempt,
       stopSignal: stop.signal,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      progressIntervalMs: settings.progressIntervalMs,
       maxTasks: settings.once ? 1 : undefined,
       maxIterations: settings.maxIterations,
       onIdle: async () => {

@@ -1,5 +1,6 @@
 import {
   describeSystemError,
+  displayUsd,
   Forbidden,
   InvalidInput,
   TransportError,
@@ -68,10 +69,13 @@ function describeEvent(event: ProgressEvent): string {
       return `claimed ${event.task.id} (version ${event.task.version})`;
     case "started":
       return `${event.task.id} started, attempt ${event.task.attempts}`;
+    case "running":
+      return `${event.task.id} running for ${Math.round(event.elapsedMs / 1000)} s, attempt ${event.task.attempts}`;
     case "finished": {
       const { task, attempt } = event;
       const verdict = attempt.ok ? "DONE" : `FAILED (${attempt.reason ?? "failed"})`;
-      return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s`;
+      const cost = displayUsd(attempt.costMicroUsd);
+      return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s · ${cost}`;
     }
     case "released":
       return `${event.task.id} released (${event.reason})`;

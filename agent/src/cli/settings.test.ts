@@ -44,6 +44,7 @@ describe("parseWorkerSettings", () => {
       workerIdFrom: "token",
       once: false,
       heartbeatIntervalMs: 30_000,
+      progressIntervalMs: 30_000,
       maxIterations: undefined,
       workdir: "/home/w",
       taskTimeoutMs: 30 * 60_000,
@@ -163,6 +164,13 @@ describe("parseWorkerSettings", () => {
     }
     expect(parse([...required, "--heartbeat-interval", "2147483.647"]).heartbeatIntervalMs).toBe(
       2_147_483_647,
+    );
+  });
+
+  it("reads WHILLY_PROGRESS_INTERVAL in seconds and refuses what is not one", () => {
+    expect(parse(required, { WHILLY_PROGRESS_INTERVAL: "0.05" }).progressIntervalMs).toBe(50);
+    expect(problem(required, { WHILLY_PROGRESS_INTERVAL: "0" }).message).toBe(
+      "WHILLY_PROGRESS_INTERVAL must be a positive number of seconds up to 2147483.647; got '0'",
     );
   });
 

@@ -23,6 +23,11 @@ export type WorkerSettings = {
   /** Stop after one finished task. */
   readonly once: boolean;
   readonly heartbeatIntervalMs: number;
+  /**
+   * How often the worker logs that its agent is still running, and that it is still waiting for a
+   * ready task (ms). From `WHILLY_PROGRESS_INTERVAL` (s), default {@link DEFAULT_PROGRESS_INTERVAL_S}.
+   */
+  readonly progressIntervalMs: number;
   /** Stop after this many claim requests; `undefined` is unbounded. */
   readonly maxIterations: number | undefined;
   /** The agent's working directory, absolute. */
@@ -50,6 +55,12 @@ export const DEFAULT_BOUNDED_RETRY_BUDGET = "60s";
 /** Default heartbeat period, seconds (spec section 1.9). */
 export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
 
+/**
+ * Default period of the worker's "still running" and "waiting" lines, seconds (as `whilly run`'s): a
+ * log shows within half a minute that the worker is alive, and a 30-minute task adds 60 lines.
+ */
+export const DEFAULT_PROGRESS_INTERVAL_S = 30;
+
 /** Variables that hold the worker's credentials; the agent never sees them. */
 const WORKER_SECRETS = ["WHILLY_WORKER_TOKEN", "WHILLY_WORKER_BOOTSTRAP_TOKEN"] as const;
 
@@ -67,6 +78,7 @@ const schema = z.object({
   plan: text,
   workerId: text,
   heartbeatInterval: text,
+  progressInterval: text,
   maxIterations: text,
   workdir: text,
   taskTimeout: text,
@@ -93,6 +105,7 @@ export function parseWorkerSettings(
     plan: flags.plan ?? env.WHILLY_PLAN_ID,
     workerId: flags.workerId ?? env.WHILLY_WORKER_ID,
     heartbeatInterval: flags.heartbeatInterval ?? env.WHILLY_HEARTBEAT_INTERVAL,
+    progressInterval: env.WHILLY_PROGRESS_INTERVAL,
     maxIterations: flags.maxIterations,
     workdir: flags.workdir,
     taskTimeout: flags.taskTimeout,
@@ -116,6 +129,7 @@ export function parseWorkerSettings(
     workerIdFrom,
     once: flags.once,
     heartbeatIntervalMs: heartbeatMs(raw.heartbeatInterval),
+    progressIntervalMs: progressMs(raw.progressInterval),
     maxIterations: maxIterationCount,
     workdir,
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
@@ -183,6 +197,11 @@ function resolveWorkerId(
 function heartbeatMs(value: string | undefined): number {
   if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_S * 1000;
   return durationSetting(value, "--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL)", { unitMs: 1000 });
+}
+
+function progressMs(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PROGRESS_INTERVAL_S * 1000;
+  return durationSetting(value, "WHILLY_PROGRESS_INTERVAL", { unitMs: 1000 });
 }
 
 function maxIterations(value: string | undefined): number | undefined {

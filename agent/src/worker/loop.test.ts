@@ -164,6 +164,37 @@ describe("runWorkerLoop", () => {
     expect(stats).toMatchObject({ completed: 0, lost: 1 });
   });
 
+  it("reports a running task every progress interval while its agent works, and not after", async () => {
+    const { client } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    const events: ProgressEvent[] = [];
+    // The agent finishes only once two `running` events came, however long that takes.
+    const runAttempt: RunAttempt = async () => {
+      while (events.filter((e) => e.kind === "running").length < 2)
+        await new Promise((r) => setTimeout(r, 5));
+      return ok;
+    };
+    const { options } = loopOptions(client, {
+      runAttempt,
+      progressIntervalMs: 1,
+      onProgress: (event) => events.push(event),
+    });
+    expect(await runWorkerLoop(options)).toMatchObject({ completed: 1 });
+    const kinds = events.map((e) => e.kind);
+    const running = events.filter((e) => e.kind === "running");
+    expect(running[0]).toMatchObject({ task: { id: "T-1" } });
+    expect(kinds.indexOf("running")).toBeGreaterThan(kinds.indexOf("started"));
+    // The ticker stops with the agent: no `running` after the task finished.
+    expect(kinds.lastIndexOf("running")).toBeLessThan(kinds.indexOf("finished"));
+    const count = running.length;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events.filter((e) => e.kind === "running")).toHaveLength(count);
+  });
+
   it("skips start for a task the claim already started", async () => {
     const { client, count } = scriptedClient({
       claim: [{ task: inProgress, plan: null }],

@@ -22,6 +22,11 @@ export type WorkerLoopOptions = {
   /** Aborting stops the loop: a parked claim is abandoned, a running agent killed and its task released (`shutdown`). */
   stopSignal: AbortSignal;
   heartbeatIntervalMs: number;
+  /**
+   * While an agent runs, emit a `running` event this often (ms), so a task that runs for many minutes
+   * shows it is alive; none when undefined.
+   */
+  progressIntervalMs?: number | undefined;
   /** Stop after this many tasks finished (done or failed); unbounded when undefined. */
   maxTasks?: number | undefined;
   /** Stop after this many claim requests, idle polls included; unbounded when undefined. */
@@ -136,7 +141,21 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (task === undefined) return;
     emit({ kind: "started", task });
     const startedAt = now();
-    const attempt = await options.runAttempt({ task, plan, signal: stopSignal });
+    const ticker =
+      options.progressIntervalMs === undefined
+        ? undefined
+        : setInterval(
+            () => emit({ kind: "running", task, elapsedMs: now() - startedAt }),
+            options.progressIntervalMs,
+          );
+    // The agent's child process keeps the event loop alive; this timer alone must not.
+    ticker?.unref?.();
+    let attempt: AgentAttempt;
+    try {
+      attempt = await options.runAttempt({ task, plan, signal: stopSignal });
+    } finally {
+      clearInterval(ticker);
+    }
     if (attempt.aborted || stopSignal.aborted) return releaseQuietly(task);
     const wallMs = now() - startedAt;
     if (!(await report(task, attempt, wallMs))) return;

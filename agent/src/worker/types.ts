@@ -27,6 +27,8 @@ export type RunAttempt = (input: {
 export type ProgressEvent =
   | { readonly kind: "claimed"; readonly task: TaskPayload }
   | { readonly kind: "started"; readonly task: TaskPayload }
+  /** The agent is still working on `task`, `elapsedMs` (ms) after it started; every progress interval. */
+  | { readonly kind: "running"; readonly task: TaskPayload; readonly elapsedMs: number }
   | {
       readonly kind: "finished";
       readonly task: TaskPayload;

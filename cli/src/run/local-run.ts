@@ -78,6 +78,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       runAttempt: options.makeRunAttempt(io.cwd),
       stopSignal: stop.signal,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      progressIntervalMs: settings.progressIntervalMs,
       maxTasks: options.maxTasks,
       // On a shared database a run that died moments ago still looks alive at start (its heartbeat is
       // fresh); with no `whilly server` sweeping, only this wait can notice it fall silent later.
@@ -88,7 +89,6 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       onProgress: progress.onEvent,
     });
   } finally {
-    progress.stop();
     io.interrupt?.removeEventListener("abort", onInterrupt);
   }
 

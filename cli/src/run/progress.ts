@@ -5,18 +5,15 @@ import { painter } from "../io.js";
 import { displayDuration } from "../output/table.js";
 
 /**
- * Prints one line per step of a run to stderr, and a "still running" line every `tickMs` while an agent
- * works, so a long task shows it is alive.
- * @returns the event handler and a `stop()` that clears the ticker.
+ * Prints one line per step of a run to stderr, and while an agent works a `… T-B running 1m30s` line
+ * each time the loop reports it still running (`WHILLY_PROGRESS_INTERVAL`), so a long task shows it is
+ * alive. Always whole lines, on a terminal too: redrawing one line in place would need cursor control
+ * in a stream that escapes it, and would garble when a retry or heartbeat line comes in between.
+ * @returns the event handler for the worker loop's `onProgress`.
  */
-export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
+export function progressPrinter(io: Io, total: number) {
   const paint = painter(io.err, io.env);
   let finished = 0;
-  let ticker: ReturnType<typeof setInterval> | undefined;
-  const stopTicker = () => {
-    if (ticker) clearInterval(ticker);
-    ticker = undefined;
-  };
   // One line per step, whatever an agent's or a server's message holds.
   const line = (text: string) =>
     io.err.write(`${paint("dim", `[${finished}/${total}]`)} ${terminalText(text, "line")}\n`);
@@ -28,17 +25,12 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
       case "started": {
         const t = event.task;
         line(`${paint("cyan", "▶")} ${t.id} (${t.priority}) attempt ${t.attempts}`);
-        const startedAt = Date.now();
-        stopTicker();
-        ticker = setInterval(
-          () => line(`  … ${t.id} still running (${displayDuration(Date.now() - startedAt)})`),
-          tickMs,
-        );
-        ticker.unref?.();
         return;
       }
+      case "running":
+        line(`${paint("dim", "…")} ${event.task.id} running ${displayDuration(event.elapsedMs)}`);
+        return;
       case "finished": {
-        stopTicker();
         finished++;
         const { task, attempt } = event;
         const cost = displayUsd(attempt.costMicroUsd);
@@ -52,11 +44,9 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
         return;
       }
       case "released":
-        stopTicker();
         line(`${paint("yellow", "↩")} ${event.task.id} released (${event.reason})`);
         return;
       case "lost":
-        stopTicker();
         line(`${paint("yellow", "!")} ${event.task.id}: lease lost, result dropped (${event.error.message})`);
         return;
       case "retrying":
@@ -69,5 +59,5 @@ export function progressPrinter(io: Io, total: number, tickMs = 60_000) {
         return;
     }
   };
-  return { onEvent, stop: stopTicker };
+  return { onEvent };
 }
