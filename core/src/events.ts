@@ -16,6 +16,11 @@ export const EVENT_TYPES = {
   planApplied: "plan.applied",
   planBudgetExceeded: "plan.budget_exceeded",
   /**
+   * Not in the seed, which had no way to change a budget: `whilly plan budget` changed it.
+   * `{plan_id, budget_usd_before, budget_usd}`, decimal strings or `null` for unlimited.
+   */
+  planBudgetChanged: "plan.budget_changed",
+  /**
    * Not a transition: the offline sweep found a worker silent and took its tasks back. One per plan it
    * held tasks in, `{workers, released}` (the workers the sweep marked offline, the task ids it took back),
    * written through the event buffer.

@@ -163,7 +163,9 @@ describe("whilly run with a fake agent", () => {
     expect(first.err).toContain("whilly run: added 3 new task(s) from the file\n");
     expect(row(first.out, "B-3").slice(0, 2)).toEqual(["B-3", "PENDING"]);
     expect(first.out).toContain("spent $0.025 of $0.02 budget");
-    expect(first.out).toContain("budget exhausted: no further task is claimed until the budget is raised.\n");
+    expect(first.out).toContain(
+      "budget exhausted: no further task is claimed until the budget is raised: whilly plan budget 'capped' <USD|none>\n",
+    );
 
     const second = await run("--plan", "capped");
     expect(second.code).toBe(1);
@@ -172,6 +174,12 @@ describe("whilly run with a fake agent", () => {
     const exceeded = events.filter((e) => e.eventType === "plan.budget_exceeded");
     expect(exceeded).toHaveLength(1);
     expect(exceeded[0]?.taskId).toBeUndefined();
+
+    const raise = await runCli(["plan", "budget", "capped", "1"], { cwd: repo, env });
+    expect(raise).toEqual({ code: 0, out: "plan 'capped' budget: $0.02 → $1.00 (spent $0.025).\n", err: "" });
+    const third = await run("--plan", "capped");
+    expect(third.code).toBe(0);
+    expect(ran()).toEqual(["B-1", "B-2", "B-3"]);
   });
 
   it("runs a stored plan with --plan, --max-tasks and --json, and a finished plan again runs nothing", async () => {

@@ -113,7 +113,7 @@ export function renderSummary(summary: RunSummary, io: Io): string {
     summary.budgetMicroUsd === undefined ? "" : ` of ${displayUsd(summary.budgetMicroUsd)} budget`;
   let text = `${table}\nplan '${summary.planId}': ${counts} · spent ${displayUsd(summary.spentMicroUsd)}${budget} · agent time ${displayDuration(totalMs)}\n`;
   if (summary.budgetExhausted)
-    text += "budget exhausted: no further task is claimed until the budget is raised.\n";
+    text += `budget exhausted: no further task is claimed until the budget is raised: whilly plan budget '${summary.planId}' <USD|none>\n`;
   if (summary.counts.FAILED > 0) {
     text += `failed tasks stay FAILED; to run them again: whilly plan reset '${summary.planId}' --failed --yes, then whilly run again.\n`;
   }

@@ -66,6 +66,17 @@ export interface TaskStore {
     budgetMicroUsd?: MicroUsd | undefined;
   }): Promise<{ created: boolean; plan: PlanRecord }>;
 
+  /**
+   * Changes a plan's budget, writing one `plan.budget_changed` event. When the new budget is above the
+   * plan's spend (or unlimited), claims resume and parked long polls are woken.
+   * @param budgetMicroUsd `undefined` for unlimited.
+   * @returns the plan before and after. @throws {PlanNotFound} @throws {InvalidInput}
+   */
+  setPlanBudget(
+    planId: string,
+    budgetMicroUsd: MicroUsd | undefined,
+  ): Promise<{ before: PlanRecord; plan: PlanRecord }>;
+
   /** Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`. */
   importPlan(plan: PlanSpec): Promise<ImportResult>;
 

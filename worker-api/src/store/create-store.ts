@@ -9,6 +9,7 @@ import { createPlan } from "./plans/create-plan.js";
 import { importPlan } from "./plans/import-plan.js";
 import { getPlan, listPlans } from "./plans/read-plans.js";
 import { resetPlan } from "./plans/reset-plan.js";
+import { setPlanBudget } from "./plans/set-budget.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { Store, StoreDriver } from "./store.js";
 import { claim, claimWithPlan } from "./tasks/claim.js";
@@ -70,6 +71,7 @@ export function createStore(
     appendEvents: write(appendEvents),
     skipTask: write(skipTask),
     resetPlan: write(resetPlan),
+    setPlanBudget: write(setPlanBudget),
     upsertWorker: read(upsertWorker),
     heartbeat: write(heartbeat),
     claim: statement(claim),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { describeBlockedContract } from "./contract/blocked.contract.js";
+import { describeBudgetContract } from "./contract/budget.contract.js";
 import { describeClaimContract } from "./contract/claims.contract.js";
 import { describeEventContract } from "./contract/events.contract.js";
 import { describeFencingContract } from "./contract/fencing.contract.js";
@@ -38,6 +39,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeClaimContract(ctx);
     describeFencingContract(ctx);
     describeMoneyContract(ctx);
+    describeBudgetContract(ctx);
     describeOneStatementContract(ctx);
     describeBlockedContract(ctx);
     describeLeaseContract(ctx);

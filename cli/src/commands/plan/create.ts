@@ -1,7 +1,8 @@
-import { displayUsd, InvalidInput, parseUsd } from "@whilly/core";
+import { displayUsd, InvalidInput } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { printWarning } from "../../io.js";
+import { parseBudget } from "./budget-amount.js";
 
 /** `whilly plan create --id <id> --name <name> [--budget USD]`: an empty plan with an optional spend cap. */
 export function createCommand(y: Argv, ctx: CliContext): Argv {
@@ -14,7 +15,7 @@ export function createCommand(y: Argv, ctx: CliContext): Argv {
         .option("name", { type: "string", demandOption: true, describe: "plan name" })
         .option("budget", { type: "string", describe: "spend cap in USD, e.g. 5.00 (default: unlimited)" }),
     async (args) => {
-      const budgetMicroUsd = args.budget === undefined ? undefined : parseBudget(args.budget);
+      const budgetMicroUsd = args.budget === undefined ? undefined : parseBudget(args.budget, "--budget");
       if (args.id.trim() === "") throw new InvalidInput("--id", "--id must not be empty");
       const store = await ctx.store();
       const { created, plan } = await store.createPlan({ id: args.id, name: args.name, budgetMicroUsd });
@@ -29,15 +30,4 @@ export function createCommand(y: Argv, ctx: CliContext): Argv {
       ctx.io.out.write(`created plan '${plan.id}' ('${plan.name}', budget ${budget}).\n`);
     },
   );
-}
-
-function parseBudget(raw: string): number {
-  const micro = parseUsd(raw);
-  if (micro === undefined) {
-    throw new InvalidInput(
-      "--budget",
-      `--budget must be a non-negative amount in USD, e.g. 5.00; got '${raw}'`,
-    );
-  }
-  return micro;
 }

@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { applyCommand } from "./apply.js";
+import { budgetCommand } from "./budget.js";
 import { createCommand } from "./create.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
@@ -18,10 +19,11 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
       exportCommand,
       showCommand,
       resetCommand,
+      budgetCommand,
       listCommand,
     ]) {
       register(p, ctx);
     }
-    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset or list");
+    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset, budget or list");
   });
 }

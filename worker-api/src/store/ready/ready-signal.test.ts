@@ -95,6 +95,14 @@ function describeReadySignals(
       expect(await signalsOf(() => store.resetPlan("rel", "keep_tasks"))).toEqual(["rel"]);
     });
 
+    it("signals a budget change that leaves room to claim, not one that leaves the plan exhausted", async () => {
+      await store.createPlan({ id: "money", name: "m", budgetMicroUsd: 0 });
+      await signalsOf(() => store.importPlan(plan("money", [task("A")])));
+      expect(await signalsOf(() => store.setPlanBudget("money", 0))).toEqual([]);
+      expect(await signalsOf(() => store.setPlanBudget("money", 10))).toEqual(["money"]);
+      expect(await signalsOf(() => store.setPlanBudget("money", undefined))).toEqual(["money"]);
+    });
+
     it("announces a plan id too long for a NOTIFY payload as any plan", async () => {
       const long = `p-${"é".repeat(4500)}`;
       expect(await signalsOf(() => store.importPlan(plan(long, [task("A")])))).toEqual([undefined]);

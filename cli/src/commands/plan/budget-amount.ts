@@ -1,0 +1,15 @@
+import { InvalidInput, parseUsd } from "@whilly/core";
+
+/**
+ * Reads a budget in USD as `plan create --budget` and `plan budget` take it: a non-negative decimal
+ * amount, e.g. `5.00`, at most six decimals kept (micro-dollars).
+ * @param name how the user wrote the value, for the message: `--budget` or `<budget>`.
+ * @returns micro-USD. @throws {InvalidInput} naming `name` (exit 1, as in whilly 4.x).
+ */
+export function parseBudget(raw: string, name: string): number {
+  const micro = parseUsd(raw);
+  if (micro === undefined) {
+    throw new InvalidInput(name, `${name} must be a non-negative amount in USD, e.g. 5.00; got '${raw}'`);
+  }
+  return micro;
+}
