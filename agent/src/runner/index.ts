@@ -1,3 +1,4 @@
+export { checkAgentBin } from "./agent-bin.js";
 export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
 export { type ClaudeAttemptOptions, createClaudeAttempt } from "./attempt.js";
 export { type ProcessGroupOptions, type ProcessGroupResult, runProcessGroup } from "./process-group.js";

@@ -1,4 +1,4 @@
-import { createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
+import { checkAgentBin, createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
 import { parseDuration } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
@@ -45,6 +45,8 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         max: Number.MAX_SAFE_INTEGER,
       });
       const claude = parseClaudeSettings(ctx.io.env);
+      // Before the store is opened: a missing agent would fail every task claimed, one after another.
+      checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,
         planId: args.plan,
