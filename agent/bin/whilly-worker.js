@@ -25,15 +25,15 @@ process.on("uncaughtException", (error) => {
 });
 
 // The first SIGINT or SIGTERM stops the worker cleanly: the agent's process group is killed, its task
-// released, and the worker exits 130. A second one exits at once.
+// released, and the worker exits 130. A second one exits at once. The worker says what it stops (it
+// knows whether an agent runs), so the signal's name goes along as the reason.
 const interrupt = new AbortController();
 let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    process.stderr.write(`whilly-worker: ${signal} received; stopping the agent and releasing its task\n`);
-    interrupt.abort();
+    interrupt.abort(signal);
   });
 }
 

@@ -10,6 +10,9 @@ export type WorkerIo = {
   readonly err: WorkerOut;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /** Aborted on SIGINT or SIGTERM: the worker stops its agent, releases the task and exits 130. */
+  /**
+   * Aborted on SIGINT or SIGTERM, with the signal's name as the reason: the worker says what it stops,
+   * stops its agent, releases the task and exits 130.
+   */
   readonly interrupt?: AbortSignal | undefined;
 };

@@ -239,6 +239,9 @@ describe("whilly-worker", () => {
     const release = cp.seen.find((s) => s.path === "/tasks/T-1/release");
     expect(release?.body).toEqual({ worker_id: "w-7", plan_id: "demo", version: 2, reason: "shutdown" });
     expect(err).toContain("released_on_shutdown=1");
+    expect(err).toContain(
+      "whilly-worker: SIGTERM received; stopping the agent on T-1 and handing the task back (again to force)\n",
+    );
   });
 });
 

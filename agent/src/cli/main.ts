@@ -71,10 +71,13 @@ export async function workerMain(
     token: settings.token,
   });
   const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  if (io.interrupt?.aborted) stop.abort();
-  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
   const progress = progressReporter(io);
+  const onInterrupt = () => {
+    progress.onStop(signalName(io.interrupt));
+    stop.abort();
+  };
+  if (io.interrupt?.aborted) onInterrupt();
+  else io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
   const timed = timedClaims(client);
   io.err.write(
     `whilly-worker: worker '${settings.workerId}' (${describeIdSource(settings)}) on plan '${settings.planId}' ` +
@@ -181,6 +184,12 @@ function timedClaims(client: TaskClient) {
     },
   };
   return { client: timed, sinceLastClaimMs: () => performance.now() - lastClaimAt };
+}
+
+/** The signal's name the process passed as the abort reason (`SIGTERM`), else a plain word. */
+function signalName(interrupt: AbortSignal | undefined): string {
+  const reason: unknown = interrupt?.reason;
+  return typeof reason === "string" ? reason : "stop signal";
 }
 
 function describeIdSource(settings: WorkerSettings): string {

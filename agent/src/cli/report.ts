@@ -25,8 +25,8 @@ export type WorkerTally = {
 };
 
 /**
- * One stderr line per step of the loop, prefixed `whilly-worker:`, and the counters for the closing
- * stats line.
+ * One stderr line per step of the loop, prefixed `whilly-worker:`, the counters for the closing stats
+ * line, and the line that says what a stop signal stops.
  */
 export function progressReporter(io: WorkerIo) {
   const tally: WorkerTally = {
@@ -38,15 +38,30 @@ export function progressReporter(io: WorkerIo) {
     releasedOnShutdown: 0,
     lost: 0,
   };
+  // The task in hand and whether its agent runs, so that a stop says what it stops.
+  let inHand: { id: string; agentRunning: boolean } | undefined;
   const onEvent = (event: ProgressEvent): void => {
     count(tally, event);
+    if (event.kind === "claimed") inHand = { id: event.task.id, agentRunning: false };
+    else if (event.kind === "started") inHand = { id: event.task.id, agentRunning: true };
+    else if (event.kind !== "running" && "task" in event) inHand = undefined;
     io.err.write(`whilly-worker: ${describeEvent(event)}\n`);
   };
   const onIdlePoll = () => {
     tally.iterations++;
     tally.idlePolls++;
   };
-  return { tally, onEvent, onIdlePoll };
+  /** Says that `signal` (e.g. `SIGTERM`) arrived and what stopping now does; a second one forces. */
+  const onStop = (signal: string) => {
+    const what =
+      inHand === undefined
+        ? "stopping (no task in hand; again to force)"
+        : inHand.agentRunning
+          ? `stopping the agent on ${inHand.id} and handing the task back (again to force)`
+          : `handing ${inHand.id} back (again to force)`;
+    io.err.write(`whilly-worker: ${signal} received; ${what}\n`);
+  };
+  return { tally, onEvent, onIdlePoll, onStop };
 }
 
 function count(tally: WorkerTally, event: ProgressEvent): void {
@@ -80,7 +95,11 @@ function describeEvent(event: ProgressEvent): string {
     case "released":
       return `${event.task.id} released (${event.reason})`;
     case "lost":
-      return `${event.task.id}: lease lost, result dropped (${event.error.message})`;
+      return event.beforeStart
+        ? `${event.task.id}: lease lost before the agent started (${event.error.message})`
+        : `${event.task.id}: lease lost, result dropped (${event.error.message})`;
+    case "release_failed":
+      return `${event.task.id} not handed back (${event.error.message}); the control plane requeues it at the latest when its lease runs out`;
     case "retrying":
       return `${event.what} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
     case "heartbeat_failed":

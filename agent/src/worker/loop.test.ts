@@ -222,14 +222,35 @@ describe("runWorkerLoop", () => {
           resolve({ ...ok, ok: false, aborted: true });
         }),
       );
-    const { options } = loopOptions(client, { runAttempt, heartbeatIntervalMs: 5 });
+    const { options, events } = loopOptions(client, { runAttempt, heartbeatIntervalMs: 5 });
     await expect(runWorkerLoop(options)).rejects.toBe(refused);
     expect(agentStopped).toBe(true);
+    expect(events.filter((e) => e.kind === "lost")).toEqual([]);
     expect(calls.find((c) => c.method === "release")).toEqual({
       method: "release",
       version: 2,
       reason: "shutdown",
     });
+  });
+
+  it("reports a refused hand-back on a stop as release_failed, not as a lost result", async () => {
+    const refused = new Unauthorized("invalid token");
+    const { client } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [refused],
+      heartbeat: [{ ok: true }, refused],
+    });
+    const runAttempt: RunAttempt = ({ signal }) =>
+      new Promise((resolve) =>
+        signal.addEventListener("abort", () => resolve({ ...ok, ok: false, aborted: true })),
+      );
+    const { options, events } = loopOptions(client, { runAttempt, heartbeatIntervalMs: 5 });
+    await expect(runWorkerLoop(options)).rejects.toBe(refused);
+    expect(events.filter((e) => e.kind === "release_failed")).toMatchObject([
+      { task: { id: "T-1" }, error: refused },
+    ]);
+    expect(events.filter((e) => e.kind === "lost")).toEqual([]);
   });
 
   it("abandons a parked claim when stopped", async () => {

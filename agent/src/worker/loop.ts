@@ -79,10 +79,13 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     });
   // The task between a claim's reply and its reported result; heartbeats renew only its lease.
   let current: TaskPayload | undefined;
+  let loopEnded = false;
   const stopHeartbeat = startHeartbeat(
     client,
     options.heartbeatIntervalMs,
     (error) => {
+      // A beat still in flight when the loop ended has nothing left to tell.
+      if (loopEnded) return;
       if (isRefusal(error)) {
         refused ??= error;
         refusal.abort(error);
@@ -112,6 +115,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       }
     }
   } finally {
+    loopEnded = true;
     stopHeartbeat();
   }
   if (refused) throw refused;
@@ -175,7 +179,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
         const { version, attempts } = claimed;
         return { ...claimed, status: "IN_PROGRESS", version: version + 1, attempts: attempts + 1 };
       }
-      if (isLeaseLost(error)) lose(claimed, error);
+      if (isLeaseLost(error)) lose(claimed, error, true);
       else if (stopSignal.aborted) await releaseQuietly(claimed);
       else throw error;
       return undefined;
@@ -197,7 +201,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       if (alreadyMoved(error, task, attempt.ok ? "DONE" : "FAILED")) return true;
       // Stopping while the control plane is unreachable: the lease runs out and the task is re-run.
       if (!isLeaseLost(error) && !stopSignal.aborted) throw error;
-      lose(task, asError(error));
+      lose(task, asError(error), false);
       return false;
     }
   }
@@ -209,13 +213,13 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       emit({ kind: "released", task, reason: "shutdown" });
     } catch (error) {
       // The lease may already be gone, or the control plane down; the sweep returns the task either way.
-      emit({ kind: "lost", task, error: asError(error) });
+      emit({ kind: "release_failed", task, error: asError(error) });
     }
   }
 
-  function lose(task: TaskPayload, error: Error): void {
+  function lose(task: TaskPayload, error: Error, beforeStart: boolean): void {
     stats.lost++;
-    emit({ kind: "lost", task, error });
+    emit({ kind: "lost", task, error, beforeStart });
   }
 }
 

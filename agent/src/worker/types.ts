@@ -36,7 +36,18 @@ export type ProgressEvent =
       readonly elapsedMs: number;
     }
   | { readonly kind: "released"; readonly task: TaskPayload; readonly reason: string }
-  | { readonly kind: "lost"; readonly task: TaskPayload; readonly error: Error }
+  /**
+   * The lease on `task` was lost (409): before the agent started (`beforeStart`, nothing ran), or with
+   * its result, which is dropped.
+   */
+  | {
+      readonly kind: "lost";
+      readonly task: TaskPayload;
+      readonly error: Error;
+      readonly beforeStart: boolean;
+    }
+  /** Handing `task` back on a stop was refused or unanswered; no result existed, none was dropped. */
+  | { readonly kind: "release_failed"; readonly task: TaskPayload; readonly error: Error }
   | { readonly kind: "retrying"; readonly what: string; readonly delayMs: number; readonly error: Error }
   | { readonly kind: "heartbeat_failed"; readonly error: Error };
 

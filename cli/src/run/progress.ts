@@ -47,7 +47,12 @@ export function progressPrinter(io: Io, total: number) {
         line(`${paint("yellow", "↩")} ${event.task.id} released (${event.reason})`);
         return;
       case "lost":
-        line(`${paint("yellow", "!")} ${event.task.id}: lease lost, result dropped (${event.error.message})`);
+        line(
+          `${paint("yellow", "!")} ${event.task.id}: lease lost${event.beforeStart ? " before the agent started" : ", result dropped"} (${event.error.message})`,
+        );
+        return;
+      case "release_failed":
+        line(`${paint("yellow", "!")} ${event.task.id} not handed back (${event.error.message})`);
         return;
       case "retrying":
         line(
