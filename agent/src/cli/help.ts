@@ -18,6 +18,7 @@ Options:
                              (WHILLY_HEARTBEAT_INTERVAL, default 30)
   --once                     stop after the first task finished (done or failed)
   --max-iterations N         stop after N claim requests, idle polls included
+                             (either stops, exit 0, when the plan has no open task left)
   --retry-budget DURATION    give up (exit 1) when the control plane stays unreachable this long
                              (WHILLY_RETRY_BUDGET; default 60s with --once or --max-iterations,
                              otherwise none: retry for ever)
@@ -25,8 +26,8 @@ Options:
   -V, --version              show the version
 
 The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
-(docs/agent.md). While the agent runs, a line says so every WHILLY_PROGRESS_INTERVAL seconds
-(default 30). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
+(docs/agent.md). While the agent runs, or no task is ready, a line says so every
+WHILLY_PROGRESS_INTERVAL seconds (default 30). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane
 unreachable past --retry-budget), 2 usage or configuration (including a plan the control plane does

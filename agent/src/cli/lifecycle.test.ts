@@ -116,3 +116,49 @@ describe("whilly-worker's messages match its state", () => {
     expect(t.err()).not.toContain("stopping the agent");
   });
 });
+
+describe("whilly-worker with nothing to do", () => {
+  it("with --once or --max-iterations exits 0 at once when the plan has no open task", async () => {
+    await importPlan({ A: "done", B: "failed", C: "skipped" });
+    for (const bound of [["--once"], ["--max-iterations", "5"]]) {
+      const t = testIo(await workerEnv());
+      expect(await workerMain(bound, t.io, { makeRunAttempt: () => async () => done })).toBe(0);
+      expect(t.err()).toContain(
+        "whilly-worker: plan 'p' has no open task (DONE=1 FAILED=1 SKIPPED=1); nothing to wait for, stopping\n",
+      );
+      expect(t.err()).toContain("finished — iterations=0 ");
+    }
+  });
+
+  it("says every WHILLY_PROGRESS_INTERVAL that it waits, and which tasks are open", async () => {
+    await importPlan({ A: "pending", B: "done" });
+    await store.upsertWorker({ workerId: "other", hostname: "h" });
+    await store.claim({ planId: "p", workerId: "other", leaseMs: 60_000 });
+    const t = testIo(await workerEnv({ WHILLY_PROGRESS_INTERVAL: "0.05" }));
+    // --once: the plan still has an open task (another worker's), so the worker waits for it.
+    const running = workerMain(["--once"], t.io, { makeRunAttempt: () => async () => done });
+    const waiting = "whilly-worker: waiting for a ready task in plan 'p' (open: CLAIMED=1) for ";
+    await until(() => t.err().includes(waiting));
+    // The other worker's task fails: nothing is open any more, and the bounded worker ends.
+    const [task] = await store.listTasks("p");
+    await store.fail({
+      planId: "p",
+      taskId: "A",
+      workerId: "other",
+      version: task?.version ?? 0,
+      reason: "x",
+      costMicroUsd: 0,
+    });
+    expect(await running).toBe(0);
+    expect(t.err()).toContain("plan 'p' has no open task (DONE=1 FAILED=1); nothing to wait for, stopping\n");
+  });
+
+  it("without a bound keeps waiting on a plan with no open task, saying so", async () => {
+    await importPlan({ A: "done" });
+    const t = testIo(await workerEnv({ WHILLY_PROGRESS_INTERVAL: "0.05" }));
+    const running = workerMain([], t.io, { makeRunAttempt: () => async () => done });
+    await until(() => t.err().includes("waiting for a ready task in plan 'p' (no open task: DONE=1) for "));
+    t.interrupt.abort("SIGINT");
+    expect(await running).toBe(130);
+  });
+});

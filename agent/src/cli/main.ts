@@ -1,4 +1,4 @@
-import { checkPlan } from "../client/plan-check.js";
+import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { checkAgentBin } from "../runner/agent-bin.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
@@ -7,6 +7,7 @@ import { sleep, withRetry } from "../worker/retry.js";
 import type { ProgressEvent, RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
 import { WORKER_HELP } from "./help.js";
+import { idleWatch } from "./idle.js";
 import type { WorkerIo } from "./io.js";
 import { registerMain } from "./register.js";
 import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./report.js";
@@ -83,11 +84,18 @@ export async function workerMain(
     `whilly-worker: worker '${settings.workerId}' (${describeIdSource(settings)}) on plan '${settings.planId}' ` +
       `at ${settings.controlUrl}; agent in ${settings.workdir}\n`,
   );
+  const idle = idleWatch({
+    planId: settings.planId,
+    bounded: settings.once || settings.maxIterations !== undefined,
+    intervalMs: settings.progressIntervalMs,
+    readCounts: () => readCounts(settings, transport, stop.signal),
+    io,
+  });
   let code: number = WORKER_EXIT.ok;
   try {
-    if (!(await ensurePlan(settings, transport, stop.signal, io, progress.onEvent))) {
-      return WORKER_EXIT.interrupted;
-    }
+    const plan = await ensurePlan(settings, transport, stop.signal, io, progress.onEvent);
+    if (plan === "stopped") return WORKER_EXIT.interrupted;
+    if (idle.nothingToDo(plan.found ? plan.counts : undefined)) return WORKER_EXIT.ok;
     await runWorkerLoop({
       client: timed.client,
       planId: settings.planId,
@@ -101,9 +109,12 @@ export async function workerMain(
         progress.onIdlePoll();
         const early = MIN_IDLE_POLL_MS - timed.sinceLastClaimMs();
         if (early > 0) await sleep(early, stop.signal);
-        return !stop.signal.aborted;
+        return !stop.signal.aborted && (await idle.onIdlePoll());
       },
-      onProgress: progress.onEvent,
+      onProgress: (event) => {
+        if (event.kind === "claimed") idle.onClaimed();
+        progress.onEvent(event);
+      },
       retryBudgetMs: settings.retryBudgetMs,
     });
     if (stop.signal.aborted) code = WORKER_EXIT.interrupted;
@@ -125,7 +136,7 @@ const UNREACHABLE_HINT =
  * Checks that the plan exists before the first claim, since a claim for a plan that is not stored is
  * answered "nothing ready" for ever. Retried like a claim while the control plane is unreachable; when
  * the read API gives no answer about the plan, a warning is printed and the worker goes on.
- * @returns false when a stop came first.
+ * @returns what the control plane said, or `"stopped"` when a stop came first.
  * @throws {ConfigurationError} when the control plane says the plan is not stored.
  * @throws {TransportError} when the retry budget ran out.
  */
@@ -135,7 +146,7 @@ async function ensurePlan(
   signal: AbortSignal,
   io: WorkerIo,
   emit: (event: ProgressEvent) => void,
-): Promise<boolean> {
+): Promise<PlanCheck | "stopped"> {
   const check = () =>
     checkPlan({
       baseUrl: settings.controlUrl,
@@ -155,10 +166,33 @@ async function ensurePlan(
         `whilly-worker: warning: cannot check that plan '${settings.planId}' exists (${result.why}); claiming anyway\n`,
       );
     }
-    return true;
+    return result;
   } catch (error) {
-    if (signal.aborted) return false;
+    if (signal.aborted) return "stopped";
     throw error;
+  }
+}
+
+/**
+ * The plan's task counts for the idle lines, asked once: `undefined` when the control plane cannot say
+ * now (unreachable, no read API), since the claim loop decides nothing on a guess.
+ */
+async function readCounts(
+  settings: WorkerSettings,
+  transport: HttpTransport,
+  signal: AbortSignal,
+): Promise<StatusCounts | undefined> {
+  try {
+    const result = await checkPlan({
+      baseUrl: settings.controlUrl,
+      fetch: transport.fetch,
+      planId: settings.planId,
+      token: settings.token,
+      signal,
+    });
+    return result.found ? result.counts : undefined;
+  } catch {
+    return undefined;
   }
 }
 

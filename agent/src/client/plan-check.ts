@@ -1,18 +1,34 @@
-import { ConfigurationError, errorEnvelopeSchema, TransportError } from "@whilly/core";
+import {
+  ConfigurationError,
+  errorEnvelopeSchema,
+  statusCountsSchema,
+  type TaskStatus,
+  TransportError,
+} from "@whilly/core";
 import { describeFetchError, safeJson } from "./reply.js";
 import type { Fetch } from "./task-client.js";
 
-/** What the control plane said about a plan: it exists, or it could not be asked (and why). */
-export type PlanCheck = { readonly found: true } | { readonly found: false; readonly why: string };
+/** Tasks of a plan counted by status, as the read API gives them. */
+export type StatusCounts = Readonly<Partial<Record<TaskStatus, number>>>;
+
+/**
+ * What the control plane said about a plan: it exists (with its task counts when the answer held
+ * them), or it could not be asked (and why).
+ */
+export type PlanCheck =
+  | { readonly found: true; readonly counts: StatusCounts | undefined }
+  | { readonly found: false; readonly why: string };
 
 /**
  * Asks the control plane's read API whether a plan exists: `GET {baseUrl}/api/v1/plans/{planId}`.
- * A claim for a plan that does not exist is answered 204 for ever, so a worker asks once at start.
+ * A claim for a plan that does not exist is answered 204 for ever, so a worker asks at start; it asks
+ * again while it waits, for the task counts.
  * The read API needs no credentials; the worker's bearer is sent anyway, for a control plane that
  * guards it. A control plane that answers otherwise (no read API, 401 or 403) leaves the question
  * open: the worker cannot tell, and the claim loop works without the answer.
  * @param input.baseUrl the control plane's URL without a trailing slash.
- * @returns `{found: true}` on 200, `{found: false, why}` when the answer says nothing about the plan.
+ * @returns `{found: true, counts}` on 200 (`counts` undefined when the body has none), `{found: false,
+ *   why}` when the answer says nothing about the plan.
  * @throws {ConfigurationError} naming `--plan` when the control plane says the plan is not stored (404
  *   `plan_not_found`).
  * @throws {TransportError} retryable, when the control plane cannot be reached or answers 5xx.
@@ -40,7 +56,13 @@ export async function checkPlan(input: {
     });
   }
   const text = await response.text();
-  if (response.ok) return { found: true };
+  if (response.ok) {
+    const body = safeJson(text);
+    const counts = statusCountsSchema.safeParse(
+      typeof body === "object" && body !== null ? (body as { counts?: unknown }).counts : undefined,
+    );
+    return { found: true, counts: counts.success ? counts.data : undefined };
+  }
   if (response.status >= 500) {
     throw new TransportError(`control plane answered ${response.status} to the plan check`, response.status);
   }
