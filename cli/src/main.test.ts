@@ -111,7 +111,8 @@ describe("a plan id that is not stored exits 2 with a hint", () => {
       ["plan", "reset", "nope", "--hard", "--yes"],
       ["run", "--plan", "nope"],
     ]) {
-      const result = await runCli(argv, { cwd: repo });
+      // An agent that can be started, so run --plan gets as far as looking the plan up.
+      const result = await runCli(argv, { cwd: repo, env: baseEnv({ CLAUDE_BIN: "/bin/true" }) });
       expect({ argv, ...result }).toEqual({
         argv,
         code: 2,
