@@ -1,7 +1,7 @@
 import type { Store } from "@whilly/worker-api";
 import type { Io } from "./io.js";
 import { type CliSettings, parseCliSettings } from "./settings.js";
-import { openCliStore } from "./store/open-store.js";
+import { openCliStore, type StoreUse } from "./store/open-store.js";
 
 /**
  * What every command handler gets: the I/O, the settings (validated once, on first use, so `--help`
@@ -20,9 +20,12 @@ export class CliContext {
     return this.cachedSettings;
   }
 
-  /** Opens the store the settings name: Postgres, or the embedded one under `.whilly/`. */
-  store(): Promise<Store> {
-    this.storePromise ??= openCliStore(this.settings, this.io);
+  /**
+   * Opens the store the settings name: Postgres, or the embedded one under `.whilly/`. The first call
+   * opens it, so its `use` decides (see {@link StoreUse}); later calls share that store.
+   */
+  store(use: StoreUse = {}): Promise<Store> {
+    this.storePromise ??= openCliStore(this.settings, this.io, use);
     return this.storePromise;
   }
 

@@ -58,7 +58,7 @@ describe("faults of the environment", () => {
   it("a file named .whilly where the store's directory goes: exit 1, naming it", async () => {
     const repo = makeRepo();
     writeFileSync(join(repo, ".whilly"), "not a directory");
-    const result = await runBin(["plan", "list"], { cwd: repo, env: baseEnv() });
+    const result = await runBin(["db", "migrate"], { cwd: repo, env: baseEnv() });
     expectOneError(
       result,
       1,

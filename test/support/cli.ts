@@ -64,7 +64,7 @@ export function makeRepo(template?: string): string {
 }
 
 /**
- * A migrated embedded store, made once with `whilly plan list` as a user would, for {@link makeRepo} to
+ * A migrated embedded store, made once with `whilly db migrate` as a user would, for {@link makeRepo} to
  * copy (closed, never opened in place). Making one takes seconds of CPU, so it is kept under the system
  * temp directory, keyed by the migrations' content and the PGlite version: every test file and later
  * runs reuse it, and a changed migration gets a new one. Call it in `beforeAll`.
@@ -75,7 +75,7 @@ export async function makeStoreTemplate(): Promise<string> {
   const template = join(tmpdir(), `${TEMPLATE_PREFIX}${key}`);
   if (existsSync(join(template, "PG_VERSION"))) return template;
   const repo = makeRepo();
-  const result = await runCli(["plan", "list"], { cwd: repo });
+  const result = await runCli(["db", "migrate"], { cwd: repo });
   if (result.code !== 0) throw new Error(`could not create the store template: ${result.err}`);
   try {
     // Atomic: a template that exists is complete. Another test file may have won the race.

@@ -47,6 +47,8 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
+      // A stored plan is run only from a store that exists; a file may start a new one.
+      if (args.file === undefined) await ctx.store({ mustExist: true });
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,
         planId: args.plan,

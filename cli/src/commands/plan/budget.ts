@@ -22,7 +22,7 @@ export function budgetCommand(y: Argv, ctx: CliContext): Argv {
     async (args) => {
       const raw = args.budget.trim();
       const budgetMicroUsd = raw.toLowerCase() === "none" ? undefined : parseBudget(raw, "<budget>");
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const { before, plan } = await store.setPlanBudget(args.plan_id, budgetMicroUsd);
       ctx.io.out.write(
         `plan '${plan.id}' budget: ${shown(before.budgetMicroUsd)} → ${shown(plan.budgetMicroUsd)} (spent ${displayUsd(plan.spentMicroUsd)}).\n`,

@@ -9,7 +9,7 @@ export function exportCommand(y: Argv, ctx: CliContext): Argv {
     "Print a stored plan as canonical JSON",
     (a) => a.positional("plan_id", { type: "string", demandOption: true }),
     async (args) => {
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const tasks = await store.listTasks(plan.id);

@@ -10,7 +10,7 @@ export function listCommand(y: Argv, ctx: CliContext): Argv {
     "List stored plans",
     (a) => a.option("json", { type: "boolean", default: false, describe: "print as JSON" }),
     async (args) => {
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const plans = await store.listPlans();
       if (args.json) {
         const json = plans.map((p) => ({

@@ -33,7 +33,7 @@ export function resetCommand(y: Argv, ctx: CliContext): Argv {
         }),
     async (args) => {
       const mode = resetMode(args);
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const tasks = await store.listTasks(plan.id);

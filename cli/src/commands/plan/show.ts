@@ -23,7 +23,7 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
           describe: "colour the badges (--no-color; NO_COLOR)",
         }),
     async (args) => {
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const [tasks, blocked] = await Promise.all([store.listTasks(plan.id), store.listBlocked(plan.id)]);

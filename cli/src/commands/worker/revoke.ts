@@ -17,7 +17,7 @@ export function revokeCommand(y: Argv, ctx: CliContext): Argv {
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
       const workerId = args.workerId;
-      const store = await ctx.store();
+      const store = await ctx.store({ mustExist: true });
       const result = await store.revokeWorker(workerId);
       if (!result.found) {
         throw new InvalidInput("workerId", `no worker '${workerId}' is registered in this database`, {
