@@ -36,18 +36,14 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     .alias("h", "help")
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .epilogue("Docs: docs/cli.md · Exit codes: 0 ok, 1 failed, 2 usage or configuration, 130 interrupted")
-    .fail((message, error) => {
-      const recommended = error ? undefined : /^Did you mean (.+)\?$/.exec(message ?? "")?.[1];
+    .fail((message, error, usage) => {
+      if (error) throw error;
+      const recommended = /^Did you mean (.+)\?$/.exec(message ?? "")?.[1];
       if (recommended !== undefined) {
         suggestion = recommended;
         return;
       }
-      throw (
-        error ??
-        new UsageError(message ?? "invalid command line", {
-          hint: suggestion && `did you mean '${suggestion}'? whilly --help lists the commands`,
-        })
-      );
+      throw yargsUsageError(message ?? "invalid command line", usage, suggestion);
     })
     .exitProcess(false);
   for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand])
@@ -61,14 +57,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     if (helpText) io.out.write(`${helpText}\n`);
     code = ctx.exitCode;
   } catch (error) {
-    if (error instanceof UsageError && !error.hint) {
-      printError(
-        io,
-        error.message,
-        "whilly --help lists the commands; whilly <command> --help their options",
-      );
-      code = EXIT.usage;
-    } else code = reportError(io, error);
+    code = reportError(io, error);
   }
   try {
     await ctx.close();
@@ -78,6 +67,34 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     if (code === EXIT.ok) code = closeCode;
   }
   return code;
+}
+
+const GENERAL_HINT = "whilly --help lists the commands; whilly <command> --help their options";
+
+/**
+ * A mistake yargs found on the command line, as a {@link UsageError} with a hint that fits it. Its
+ * "not enough arguments" names only counts, so the missing positionals are read from the command's
+ * usage line (`$0 worker revoke <worker_id>`), which yargs passes to its fail handler.
+ */
+function yargsUsageError(message: string, usage: unknown, suggestion: string | undefined): UsageError {
+  if (suggestion !== undefined)
+    return new UsageError(message, {
+      hint: `did you mean '${suggestion}'? whilly --help lists the commands`,
+    });
+  const counts = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(message);
+  const line = (usage as { getUsage?: () => [string, string][] } | undefined)?.getUsage?.()[0]?.[0];
+  if (counts && line) {
+    const command = line.replace(/^\$0/, "whilly");
+    const required = command.match(/<[^>]+>/g) ?? [];
+    const missing = required.slice(Number(counts[1]), Number(counts[2]));
+    if (missing.length > 0) {
+      const words = command.replace(/ [<[].*$/, "");
+      return new UsageError(`missing ${missing.join(" ")}: ${command}`, {
+        hint: `${words} --help describes its arguments`,
+      });
+    }
+  }
+  return new UsageError(message, { hint: GENERAL_HINT });
 }
 
 /**

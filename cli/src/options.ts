@@ -14,11 +14,16 @@ export function wholeNumberOption(
   fallback?: number,
 ): number | undefined {
   if (raw === undefined) return fallback;
-  if (Array.isArray(raw)) throw new UsageError(`${flag} was given ${raw.length} times; give it once`);
+  const hint = `digits only, e.g. ${flag} ${fallback ?? range.min}`;
+  if (Array.isArray(raw)) {
+    throw new UsageError(`${flag} was given ${raw.length} times; give it once`, {
+      hint: `keep the one you mean: ${hint}`,
+    });
+  }
   const text = String(raw).trim();
   const value = WHOLE.test(text) ? Number(text) : Number.NaN;
   if (Number.isSafeInteger(value) && value >= range.min && value <= range.max) return value;
   const allowed =
     range.max === Number.MAX_SAFE_INTEGER ? `of at least ${range.min}` : `from ${range.min} to ${range.max}`;
-  throw new UsageError(`${flag} must be a whole number ${allowed}; got '${String(raw)}'`);
+  throw new UsageError(`${flag} must be a whole number ${allowed}; got '${String(raw)}'`, { hint });
 }

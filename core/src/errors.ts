@@ -195,7 +195,7 @@ export class TransportError extends WhillyError {
   constructor(
     message: string,
     readonly status: number | undefined,
-    options?: { cause?: unknown; retryable?: boolean },
+    options?: { cause?: unknown; retryable?: boolean; hint?: string },
   ) {
     super(message, options);
     this.retryable = options?.retryable ?? true;

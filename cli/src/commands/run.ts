@@ -38,6 +38,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       if (taskTimeoutMs === undefined) {
         throw new UsageError(
           `--task-timeout must be a duration like 90s, 30m or 1h; got '${args.taskTimeout}'`,
+          { hint: "a number with s, m or h, or a bare number of seconds, e.g. --task-timeout 45m" },
         );
       }
       const maxTasks = wholeNumberOption(args.maxTasks, "--max-tasks", {

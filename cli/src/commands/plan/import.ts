@@ -33,7 +33,7 @@ export function warnAboutImport(ctx: CliContext, result: ImportResult): void {
   if (result.changed.length > 0) {
     printWarning(
       ctx.io,
-      `plan '${result.plan.id}' is already stored and the file differs for ${result.changed.length} task(s): ${result.changed.join(", ")}; the stored tasks were kept (whilly plan reset --hard, then import, to replace them)`,
+      `plan '${result.plan.id}' is already stored and the file differs for ${result.changed.length} task(s): ${result.changed.join(", ")}; the stored tasks were kept (whilly plan reset '${result.plan.id}' --hard --yes, then import again, to replace them)`,
     );
   }
   if (result.demotedToPending.length > 0) {

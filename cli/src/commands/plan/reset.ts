@@ -42,6 +42,7 @@ export function resetCommand(y: Argv, ctx: CliContext): Argv {
         !args.yes &&
         !(await confirmReset(
           ctx,
+          `whilly plan reset '${plan.id}' --${mode === "keep_tasks" ? "keep-tasks" : mode} --yes`,
           `${mode === "hard" ? "DELETE" : "RESET"} plan '${plan.id}' (${plan.name}): ${taskCount} task(s), mode=${mode}. Continue? [y/N] `,
         ))
       ) {
@@ -55,9 +56,16 @@ export function resetCommand(y: Argv, ctx: CliContext): Argv {
   );
 }
 
-/** Asks on a terminal. @throws {UsageError} when there is no terminal to ask on. */
-async function confirmReset(ctx: CliContext, question: string): Promise<boolean> {
-  if (!ctx.io.confirm) throw new UsageError("not a terminal: pass --yes to reset without asking");
+/**
+ * Asks on a terminal. @param unattended the same command with `--yes`, for the hint.
+ * @throws {UsageError} when there is no terminal to ask on.
+ */
+async function confirmReset(ctx: CliContext, unattended: string, question: string): Promise<boolean> {
+  if (!ctx.io.confirm) {
+    throw new UsageError("not a terminal: pass --yes to reset without asking", {
+      hint: `to reset from a script, confirm on the command line: ${unattended}`,
+    });
+  }
   return ctx.io.confirm(question);
 }
 
@@ -68,6 +76,10 @@ function resetMode(flags: {
   hard: boolean;
 }): "keep_tasks" | "failed" | "hard" {
   const chosen = [flags.keepTasks, flags.failed, flags.hard].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError("choose exactly one of --keep-tasks, --failed and --hard");
+  if (chosen !== 1) {
+    throw new UsageError("choose exactly one of --keep-tasks, --failed and --hard", {
+      hint: "--keep-tasks sets every task back to PENDING, --failed only the FAILED ones, --hard deletes the plan",
+    });
+  }
   return flags.hard ? "hard" : flags.failed ? "failed" : "keep_tasks";
 }

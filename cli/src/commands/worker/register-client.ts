@@ -34,6 +34,7 @@ export async function requestRegistration(input: {
     const why = error instanceof Error ? (causeOf(error) ?? error.message) : String(error);
     throw new TransportError(`cannot reach the control plane at ${base.origin}: ${why}`, undefined, {
       cause: error,
+      hint: `check the URL, and that whilly server runs there and is reachable from this machine (curl ${new URL("health", base)})`,
     });
   }
   const text = await response.text();
@@ -47,13 +48,17 @@ export async function requestRegistration(input: {
     throw new TransportError(
       `registration failed: HTTP ${response.status}${detailOf(text)}`,
       response.status,
-      { retryable: response.status >= 500 },
+      {
+        retryable: response.status >= 500,
+        hint: `check that ${base.href} is a whilly control plane (whilly server); its log says why it failed`,
+      },
     );
   }
   const parsed = registerResponseSchema.safeParse(safeJson(text));
   if (!parsed.success) {
     throw new TransportError(`the control plane at ${base.origin} answered an unexpected body`, 201, {
       retryable: false,
+      hint: `check that ${base.href} is a whilly control plane (whilly server) of this version`,
     });
   }
   return parsed.data;

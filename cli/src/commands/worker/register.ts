@@ -71,7 +71,9 @@ function parseControlUrl(text: string): URL {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new UsageError(`the control-plane URL must be an http:// or https:// URL; got '${text}'`);
+    throw new UsageError(`the control-plane URL must be an http:// or https:// URL; got '${text}'`, {
+      hint: "the address whilly server listens on, e.g. --connect http://control-host:8000",
+    });
   }
   return url;
 }

@@ -9,14 +9,14 @@ import type { CliContext } from "../../context.js";
  */
 export function revokeCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
-    "revoke <worker-id>",
+    "revoke <worker_id>",
     "Revoke a worker's token at once and return its tasks to the queue",
     (a) =>
       a
-        .positional("worker-id", { type: "string", demandOption: true, describe: "the id register printed" })
+        .positional("worker_id", { type: "string", demandOption: true, describe: "the id register printed" })
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
-      const workerId = args.workerId;
+      const workerId = args.worker_id;
       const store = await ctx.store({ mustExist: true });
       const result = await store.revokeWorker(workerId);
       if (!result.found) {
