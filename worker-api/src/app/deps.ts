@@ -20,6 +20,14 @@ export type PresentedWorker = { readonly workerId: string; readonly tokenHash: s
  * wrong credentials.
  */
 export type AuthPort = {
+  /**
+   * Worker routes, before anything reads the body: refuses in process (no database) a credential that
+   * cannot be valid: no header, another scheme, an empty token, or one that is neither a correctly
+   * signed worker token nor the legacy shared token. A stranger thus gets the same 401 whatever body it
+   * sends, and learns nothing about what the body should be. Whether a worker token is still stored is
+   * checked later, by {@link AuthPort.authenticateWorker} or inside the operation itself.
+   */
+  screenWorker(authorization: string | undefined): Promise<void>;
   /** Worker routes: a per-worker bearer (looked up in `store`, so revocation is immediate) or the legacy shared token. */
   authenticateWorker(authorization: string | undefined, store: Store): Promise<Caller>;
   /**
@@ -93,6 +101,7 @@ export type AppDeps = {
  * trust it (owner and version checks still apply) and registration is refused.
  */
 export const inProcessAuth: AuthPort = {
+  screenWorker: async () => {},
   authenticateWorker: async () => ({ workerId: undefined }),
   authenticateBootstrap: async () => {
     throw new Unauthorized("registration is not available in-process", { credential: "bootstrap" });

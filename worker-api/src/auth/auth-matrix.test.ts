@@ -235,7 +235,7 @@ describe("the auth matrix", () => {
     expect(beat.status).toBe(403);
   });
 
-  it("a heartbeat whose path and body ids differ: 400 before any auth decision", async () => {
+  it("a heartbeat whose path and body ids differ: 400 before the worker-id binding (403)", async () => {
     const a = app();
     const { worker_id, token } = await register(a);
     const reply = await post(

@@ -35,6 +35,8 @@ export type TokenAuthOptions = {
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
  *   (owner and version checks on tasks still apply), with one warning per process.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
+ *   Worker routes screen the credential in process before they read the body
+ *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
  *
  * @throws {ConfigurationError} at build time for a bootstrap or shared token that is blank or shorter
  *   than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token (it
@@ -73,6 +75,13 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
     });
 
   return {
+    async screenWorker(authorization) {
+      const token = readBearer(authorization, "worker_bearer");
+      if ((await verified.verify(await signingKey(), token)) !== undefined) return;
+      if (legacyToken !== undefined && (await sameSecret(token, legacyToken))) return;
+      throw invalid();
+    },
+
     async presentedWorker(authorization) {
       let token: string;
       try {

@@ -7,14 +7,14 @@ import {
 } from "@whilly/core";
 import { Hono } from "hono";
 import { readBody } from "../body.js";
-import { asPresentedWorker, asWorker, costFromBody, resolvePlanId } from "../caller.js";
+import { asPresentedWorker, asWorker, costFromBody, resolvePlanId, workerCredential } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
 
 /**
  * Protocol v1 task routes: `POST /tasks/claim` and `POST /tasks/{id}/start|complete|fail|release`.
- * Every route authenticates, checks the caller may act as `worker_id`, and lets the store fence the
+ * Every route screens the credential before reading the body, authenticates, checks the caller may act as `worker_id`, and lets the store fence the
  * mutation by owner and version (409 on a lost lease or a stale version).
  */
 export function taskRoutes(deps: AppDeps) {
@@ -23,8 +23,10 @@ export function taskRoutes(deps: AppDeps) {
     if (!deps.coordinator?.listensToStore) deps.coordinator?.notifyWork(planId);
   };
 
+  const credential = workerCredential(deps);
+
   return new Hono()
-    .post("/claim", async (c) => {
+    .post("/claim", credential, async (c) => {
       const body = await readBody(c, claimRequestSchema);
       const claimed = await claimWithinBound(deps, c, body);
       if (!claimed) return c.body(null, 204);
@@ -33,7 +35,7 @@ export function taskRoutes(deps: AppDeps) {
         plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
       });
     })
-    .post("/:taskId/start", async (c) => {
+    .post("/:taskId/start", credential, async (c) => {
       const body = await readBody(c, startRequestSchema);
       const taskId = c.req.param("taskId");
       const task = await asWorker(deps, c, body.worker_id, async (store) => {
@@ -42,7 +44,7 @@ export function taskRoutes(deps: AppDeps) {
       });
       return c.json({ task: toTaskPayload(task) });
     })
-    .post("/:taskId/complete", async (c) => {
+    .post("/:taskId/complete", credential, async (c) => {
       const body = await readBody(c, completeRequestSchema);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
@@ -61,7 +63,7 @@ export function taskRoutes(deps: AppDeps) {
       notify(task.planId);
       return c.json({ task: toTaskPayload(task) });
     })
-    .post("/:taskId/fail", async (c) => {
+    .post("/:taskId/fail", credential, async (c) => {
       const body = await readBody(c, failRequestSchema);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
@@ -80,7 +82,7 @@ export function taskRoutes(deps: AppDeps) {
       });
       return c.json({ task: toTaskPayload(task) });
     })
-    .post("/:taskId/release", async (c) => {
+    .post("/:taskId/release", credential, async (c) => {
       const body = await readBody(c, releaseRequestSchema);
       const taskId = c.req.param("taskId");
       const costMicroUsd = costFromBody(body.cost_usd);
