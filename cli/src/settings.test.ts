@@ -18,6 +18,7 @@ describe("CLI settings", () => {
     expect(() => parseCliSettings({ WHILLY_PROGRESS_INTERVAL: "30s" })).toThrow(
       new ConfigurationError(
         "WHILLY_PROGRESS_INTERVAL must be a positive number of seconds up to 2147483.647; got '30s'",
+        { hint: "e.g. WHILLY_PROGRESS_INTERVAL=30 (the default), or unset it" },
       ),
     );
   });
@@ -71,7 +72,28 @@ describe("CLI settings", () => {
       ],
     ];
     for (const [env, message] of cases) {
-      expect(() => parseCliSettings(env)).toThrow(new ConfigurationError(message));
+      expect(() => parseCliSettings(env)).toThrow(message);
     }
+  });
+
+  it("hints at the fix of each problem, once each", () => {
+    const error = (env: Record<string, string>) => {
+      try {
+        parseCliSettings(env);
+      } catch (caught) {
+        return caught as ConfigurationError;
+      }
+      throw new Error("expected a ConfigurationError");
+    };
+    expect(error({ WHILLY_VISIBILITY_TIMEOUT: "abc" }).hint).toBe(
+      "e.g. WHILLY_VISIBILITY_TIMEOUT=900 (the default), or unset it",
+    );
+    expect(error({ WHILLY_DATABASE_URL: "mysql://x", WHILLY_HEARTBEAT_INTERVAL: "x" }).hint).toBe(
+      "e.g. postgres://user@host:5432/whilly, or unset it to use the embedded store in .whilly/; " +
+        "e.g. WHILLY_HEARTBEAT_INTERVAL=30 (the default), or unset it",
+    );
+    expect(error({ WHILLY_HEARTBEAT_INTERVAL: "900" }).hint).toBe(
+      "lower WHILLY_HEARTBEAT_INTERVAL (default 30) or raise WHILLY_VISIBILITY_TIMEOUT (default 900)",
+    );
   });
 });

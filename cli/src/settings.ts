@@ -1,4 +1,4 @@
-import { ConfigurationError, readDuration } from "@whilly/core";
+import { readDuration, type SettingsProblem, settingsError } from "@whilly/core";
 import { MAX_LEASE_MS } from "@whilly/worker-api";
 import { z } from "zod";
 
@@ -24,6 +24,13 @@ const schema = z.object({
   WHILLY_WORKER_ID: z.string().trim().min(1).max(256).optional(),
   NO_COLOR: z.string().optional(),
 });
+
+/** What to do about a bad value of each variable the schema reads. */
+const HINTS: Readonly<Record<string, string>> = {
+  WHILLY_DATABASE_URL:
+    "e.g. postgres://user@host:5432/whilly, or unset it to use the embedded store in .whilly/",
+  WHILLY_WORKER_ID: "1 to 256 characters, or unset it for local-<hostname>-<pid>",
+};
 
 /** The CLI's settings, read once from the environment at the entry point. Durations are ms. */
 export type CliSettings = {
@@ -57,13 +64,14 @@ export const DEFAULT_PROGRESS_INTERVAL_MS = 30_000;
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
 export function parseCliSettings(env: Readonly<Record<string, string | undefined>>): CliSettings {
-  const problems: string[] = [];
+  const problems: SettingsProblem[] = [];
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     problems.push(
-      ...parsed.error.issues.map((i) =>
-        i.code === "custom" ? i.message : `${i.path.join(".")}: ${i.message}`,
-      ),
+      ...parsed.error.issues.map((i) => ({
+        message: i.code === "custom" ? i.message : `${i.path.join(".")}: ${i.message}`,
+        hint: HINTS[String(i.path[0])] ?? "unset it to use the default",
+      })),
     );
   }
   const seconds = (name: string, fallbackMs: number, maxMs?: number) =>
@@ -72,13 +80,13 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", 30_000);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
-    problems.push(
-      `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
-    );
+    problems.push({
+      message: `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
+      hint: "lower WHILLY_HEARTBEAT_INTERVAL (default 30) or raise WHILLY_VISIBILITY_TIMEOUT (default 900)",
+    });
   }
-  if (!parsed.success || problems.length > 0) {
-    throw new ConfigurationError(problems.join("; "));
-  }
+  const error = settingsError(problems);
+  if (error || !parsed.success) throw error;
   const s = parsed.data;
   return {
     databaseUrl: s.WHILLY_DATABASE_URL,

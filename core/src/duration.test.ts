@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkDuration, MAX_DURATION_MS, parseDuration, readDuration } from "./duration.js";
+import type { SettingsProblem } from "./settings-problems.js";
 
 describe("parseDuration", () => {
   it("parses durations with units, bare numbers as seconds", () => {
@@ -52,12 +53,17 @@ describe("checkDuration and readDuration", () => {
   });
 
   it("readDuration gives the fallback for unset, blank or bad values, noting each bad one", () => {
-    const problems: string[] = [];
-    const spec = { fallbackMs: 7, unitMs: 1000 } as const;
-    expect(readDuration({ A: " " }, "A", spec, problems)).toBe(7);
-    expect(readDuration({}, "A", spec, problems)).toBe(7);
-    expect(readDuration({ A: "NaN" }, "A", spec, problems)).toBe(7);
+    const problems: SettingsProblem[] = [];
+    const spec = { fallbackMs: 7000, unitMs: 1000 } as const;
+    expect(readDuration({ A: " " }, "A", spec, problems)).toBe(7000);
+    expect(readDuration({}, "A", spec, problems)).toBe(7000);
+    expect(readDuration({ A: "NaN" }, "A", spec, problems)).toBe(7000);
     expect(readDuration({ A: "3" }, "A", spec, problems)).toBe(3000);
-    expect(problems).toEqual(["A must be a positive number of seconds up to 2147483.647; got 'NaN'"]);
+    expect(problems).toEqual([
+      {
+        message: "A must be a positive number of seconds up to 2147483.647; got 'NaN'",
+        hint: "e.g. A=7 (the default), or unset it",
+      },
+    ]);
   });
 });

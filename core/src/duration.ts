@@ -1,3 +1,5 @@
+import type { SettingsProblem } from "./settings-problems.js";
+
 /**
  * The longest duration whilly accepts (ms): timers (`setTimeout`) hold at most 2^31 - 1 ms, about 24.8
  * days, and fire at once beyond it.
@@ -78,15 +80,24 @@ function rangeText(range: DurationRange, max: number, underOneMs: boolean): stri
 
 /**
  * Reads a duration variable with {@link checkDuration}. Unset or blank gives `spec.fallbackMs`. A bad
- * value appends its message to `problems` and gives the fallback, so the caller can report every bad
- * variable at once.
+ * value appends its problem (with a hint showing a good value: the default) to `problems` and gives the
+ * fallback, so the caller can report every bad variable at once.
  * @returns milliseconds.
  */
-export function readDuration(env: StringEnv, name: string, spec: DurationSpec, problems: string[]): number {
+export function readDuration(
+  env: StringEnv,
+  name: string,
+  spec: DurationSpec,
+  problems: SettingsProblem[],
+): number {
   const raw = env[name]?.trim();
   if (!raw) return spec.fallbackMs;
   const checked = checkDuration(raw, name, spec);
   if ("ms" in checked) return checked.ms;
-  problems.push(checked.problem);
+  const example = spec.units ? `${spec.fallbackMs / 1000}s` : String(spec.fallbackMs / spec.unitMs);
+  problems.push({
+    message: checked.problem,
+    hint: `e.g. ${name}=${example} (the default), or unset it`,
+  });
   return spec.fallbackMs;
 }

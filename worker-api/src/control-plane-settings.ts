@@ -1,7 +1,7 @@
-import { ConfigurationError, readDuration, type StringEnv } from "@whilly/core";
+import { readDuration, type SettingsProblem, type StringEnv, settingsError } from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
-import { MIN_WORKER_SECRET_LENGTH, workerSecretProblem } from "./auth/worker-secrets.js";
+import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
 import { MAX_LEASE_MS } from "./store/tasks/claim.js";
 
 /** A long poll never parks longer than this (ms): the protocol's ceiling, under common proxy timeouts. */
@@ -33,8 +33,8 @@ export type ControlPlaneSettings = {
 export type { StringEnv };
 
 /**
- * Reads the settings every control-plane host shares, appending a message per bad variable to
- * `problems` (the caller throws once, naming them all):
+ * Reads the settings every control-plane host shares, appending a problem (message and hint) per bad
+ * variable to `problems` (the caller throws once, naming them all, see {@link throwProblems}):
  *
  * - `WHILLY_WORKER_BOOTSTRAP_TOKEN` (required, {@link MIN_WORKER_SECRET_LENGTH}+ characters): the
  *   cluster-join secret `whilly worker register` presents.
@@ -55,20 +55,33 @@ export type { StringEnv };
  * otherwise; the lease's ceiling is the store's own ({@link MAX_LEASE_MS}), so a lease the store would
  * refuse at the first claim is refused at startup instead.
  */
-export function readControlPlaneSettings(env: StringEnv, problems: string[]): ControlPlaneSettings {
+export function readControlPlaneSettings(env: StringEnv, problems: SettingsProblem[]): ControlPlaneSettings {
   const duration = (name: string, fallbackMs: number, unitMs: 1 | 1000, maxMs?: number) =>
     readDuration(env, name, { fallbackMs, unitMs, maxMs }, problems);
   const bootstrapToken = env.WHILLY_WORKER_BOOTSTRAP_TOKEN?.trim() ?? "";
   const legacyToken = env.WHILLY_WORKER_TOKEN?.trim() || undefined;
-  for (const problem of [
-    workerSecretProblem("WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken),
-    legacyToken === undefined ? undefined : workerSecretProblem("WHILLY_WORKER_TOKEN", legacyToken),
-  ]) {
-    if (problem !== undefined) problems.push(problem);
+  // A short secret's message already says how to make one (the HTTP layer shows it alone too), so its
+  // hint says what else to do; an unset one's hint says both.
+  const secretHint = (name: string, secret: string | undefined) =>
+    !secret
+      ? `set ${name} to a long random secret (${STRONG_SECRET_HOWTO}) and give it to whoever registers workers`
+      : name === "WHILLY_WORKER_TOKEN"
+        ? "WHILLY_WORKER_TOKEN is deprecated: unset it and give each worker its own (whilly worker register)"
+        : "give the new value to whoever registers workers (whilly worker register --bootstrap-token)";
+  for (const [name, secret] of [
+    ["WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken],
+    ["WHILLY_WORKER_TOKEN", legacyToken],
+  ] as const) {
+    if (name === "WHILLY_WORKER_TOKEN" && secret === undefined) continue;
+    const problem = workerSecretProblem(name, secret ?? "");
+    if (problem !== undefined) problems.push({ message: problem, hint: secretHint(name, secret) });
   }
   const signingSecret = env.WHILLY_TOKEN_SECRET?.trim() || undefined;
   if (signingSecret !== undefined && signingSecret.length < MIN_SIGNING_SECRET_LENGTH) {
-    problems.push(`WHILLY_TOKEN_SECRET must be at least ${MIN_SIGNING_SECRET_LENGTH} characters long`);
+    problems.push({
+      message: `WHILLY_TOKEN_SECRET must be at least ${MIN_SIGNING_SECRET_LENGTH} characters long`,
+      hint: `${STRONG_SECRET_HOWTO}, or unset it to derive the key from the bootstrap token`,
+    });
   }
   return {
     app: {
@@ -88,7 +101,16 @@ export function readControlPlaneSettings(env: StringEnv, problems: string[]): Co
   };
 }
 
-/** @throws {ConfigurationError} naming every problem, when there are any. */
-export function throwProblems(problems: readonly string[], prefix: string, hint: string): void {
-  if (problems.length > 0) throw new ConfigurationError(`${prefix}${problems.join("; ")}`, { hint });
+/**
+ * @param extraHint advice for any problem of this host (where its settings are kept), after the
+ *   problems' own hints.
+ * @throws {ConfigurationError} naming every problem, with each distinct hint once, when there are any.
+ */
+export function throwProblems(
+  problems: readonly SettingsProblem[],
+  prefix: string,
+  extraHint?: string,
+): void {
+  const error = settingsError(problems, { prefix, extraHint });
+  if (error) throw error;
 }

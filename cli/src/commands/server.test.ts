@@ -55,7 +55,7 @@ describe("whilly server", () => {
     expect(result.out).toBe("");
     expect(result.err).toBe(
       "error: WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (1 character); it must be at least 16 random characters, make one with: openssl rand -hex 32\n" +
-        "hint: worker secrets are long random strings (make one with: openssl rand -hex 32); durations are seconds unless named _MS\n",
+        "hint: give the new value to whoever registers workers (whilly worker register --bootstrap-token)\n",
     );
     expect(existsSync(join(cwd, ".whilly"))).toBe(false);
   });

@@ -95,8 +95,13 @@ describe("parseServerSettings", () => {
         parseServerSettings(env);
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigurationError);
-        expect((error as ConfigurationError).hint).toContain("openssl rand -hex 32");
-        return (error as Error).message;
+        const { message, hint = "" } = error as ConfigurationError;
+        // How to make a secret is said once, in the message, however many secrets are short.
+        expect(`${message} ${hint}`.split("openssl rand -hex 32").length - 1).toBe(
+          message.split(/; (?=WHILLY_)/).length,
+        );
+        expect(hint).not.toContain("openssl");
+        return message;
       }
       return "";
     };
@@ -110,5 +115,23 @@ describe("parseServerSettings", () => {
         "WHILLY_WORKER_TOKEN is too short (6 characters); it must be at least 16 random characters, make one with: openssl rand -hex 32",
     );
     expect(message({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "sixteen-chars!!!" })).toBe("");
+  });
+
+  it("hints at the fix of each problem, once each, never the advice of a problem that is not there", () => {
+    const hint = (env: Record<string, string>) => {
+      try {
+        parseServerSettings(env);
+      } catch (error) {
+        return (error as ConfigurationError).hint;
+      }
+      return undefined;
+    };
+    expect(hint({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, WHILLY_VISIBILITY_TIMEOUT: "abc" })).toBe(
+      "e.g. WHILLY_VISIBILITY_TIMEOUT=900 (the default), or unset it",
+    );
+    expect(hint({ WHILLY_CLAIM_TIMEOUT: "x", WHILLY_EVENT_FLUSH_MS: "y" })).toBe(
+      "set WHILLY_WORKER_BOOTSTRAP_TOKEN to a long random secret (make one with: openssl rand -hex 32) and give it to whoever registers workers; " +
+        "e.g. WHILLY_CLAIM_TIMEOUT=30 (the default), or unset it; e.g. WHILLY_EVENT_FLUSH_MS=100 (the default), or unset it",
+    );
   });
 });

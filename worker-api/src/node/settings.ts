@@ -1,4 +1,4 @@
-import { STRONG_SECRET_HOWTO } from "../auth/worker-secrets.js";
+import type { SettingsProblem } from "@whilly/core";
 import {
   type ControlPlaneSettings,
   MAX_CLAIM_WAIT_MS,
@@ -18,12 +18,8 @@ export type ServerSettings = ControlPlaneSettings;
  * @throws {ConfigurationError} naming every bad or missing variable.
  */
 export function parseServerSettings(env: StringEnv): ServerSettings {
-  const problems: string[] = [];
+  const problems: SettingsProblem[] = [];
   const settings = readControlPlaneSettings(env, problems);
-  throwProblems(
-    problems,
-    "",
-    `worker secrets are long random strings (${STRONG_SECRET_HOWTO}); durations are seconds unless named _MS`,
-  );
+  throwProblems(problems, "");
   return settings;
 }

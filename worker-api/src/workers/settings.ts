@@ -1,4 +1,4 @@
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, type SettingsProblem } from "@whilly/core";
 import {
   type ControlPlaneSettings,
   MAX_CLAIM_WAIT_MS,
@@ -28,15 +28,22 @@ export function parseWorkersSettings(env: object): WorkersSettings {
   const strings: Record<string, string> = Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
   );
-  const problems: string[] = [];
+  const problems: SettingsProblem[] = [];
   const url = (strings.WHILLY_DATABASE_URL?.trim() ?? "").replace(/^(postgres(?:ql)?)\+asyncpg:/, "$1:");
-  if (url === "") problems.push("WHILLY_DATABASE_URL is not set");
+  const urlHint = "give the Neon connection string (postgres://user:password@host/db) as a secret";
+  if (url === "") problems.push({ message: "WHILLY_DATABASE_URL is not set", hint: urlHint });
   else if (!/^postgres(ql)?:\/\/./.test(url)) {
-    problems.push("WHILLY_DATABASE_URL must start with postgres:// or postgresql://");
+    problems.push({
+      message: "WHILLY_DATABASE_URL must start with postgres:// or postgresql://",
+      hint: urlHint,
+    });
   }
   const wsProxy = strings.WHILLY_NEON_WS_PROXY?.trim() || undefined;
   if (wsProxy !== undefined && !/^[\w.-]+:\d+$/.test(wsProxy)) {
-    problems.push("WHILLY_NEON_WS_PROXY must be host:port");
+    problems.push({
+      message: "WHILLY_NEON_WS_PROXY must be host:port",
+      hint: "e.g. WHILLY_NEON_WS_PROXY=127.0.0.1:8787 (local tests only), or unset it",
+    });
   }
   const shared = readControlPlaneSettings(strings, problems);
   throwProblems(
