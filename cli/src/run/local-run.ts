@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
 import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
-import { PlanNotFound, type PlanRecord, type TaskStore } from "@whilly/core";
+import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, UsageError } from "../exit-codes.js";
 import { printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
 import { progressPrinter } from "./progress.js";
@@ -30,8 +30,15 @@ export type LocalRunOptions = {
  */
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
   const { io, settings } = ctx;
+  // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
+  const spec = options.file === undefined ? undefined : await readPlanFile(options.file, io.cwd);
+  if (spec !== undefined && options.planId !== undefined && options.planId !== spec.id) {
+    throw new UsageError(`--plan '${options.planId}' does not match the file's plan id '${spec.id}'`, {
+      hint: `run the file alone (whilly run ${options.file}), or a stored plan with --plan alone`,
+    });
+  }
   const store = await ctx.store();
-  const plan = await loadPlan(ctx, store, options);
+  const plan = await loadPlan(ctx, store, spec, options.planId);
   const host = hostname();
   const workerId = settings.workerId ?? localWorkerId(host, process.pid);
   const exclusive = settings.databaseUrl === undefined;
@@ -106,16 +113,17 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   return summary.ok ? EXIT.ok : EXIT.failed;
 }
 
-async function loadPlan(ctx: CliContext, store: TaskStore, options: LocalRunOptions): Promise<PlanRecord> {
-  if (options.file === undefined) {
-    const planId = options.planId ?? "";
-    const plan = await store.getPlan(planId);
-    if (!plan) throw new PlanNotFound(planId);
+/** Imports or resumes the file's plan, or looks up the stored plan `planId` when there is no file. */
+async function loadPlan(
+  ctx: CliContext,
+  store: TaskStore,
+  spec: PlanSpec | undefined,
+  planId: string | undefined,
+): Promise<PlanRecord> {
+  if (spec === undefined) {
+    const plan = await store.getPlan(planId ?? "");
+    if (!plan) throw new PlanNotFound(planId ?? "");
     return plan;
-  }
-  const spec = await readPlanFile(options.file, ctx.io.cwd);
-  if (options.planId !== undefined && options.planId !== spec.id) {
-    printWarning(ctx.io, `--plan '${options.planId}' ignored: the file's plan id is '${spec.id}'`);
   }
   const result = await store.importPlan(spec);
   if (!result.planCreated) {
