@@ -81,6 +81,7 @@ export function costFromBody(cost: number | string | null | undefined): number {
 /**
  * Runs `use` in one store scope after authenticating the request and checking that the caller may act
  * as `workerId`, so auth and the operation share one connection (one per request on Workers).
+ * With `options.register`, a worker id the caller may register on first use is registered first.
  * @throws {Unauthorized} @throws {Forbidden}
  */
 export function asWorker<T>(
@@ -88,11 +89,39 @@ export function asWorker<T>(
   c: Context,
   workerId: string,
   use: (store: Store) => Promise<T>,
+  options?: FirstUse,
 ): Promise<T> {
   return deps.withStore(async (store) => {
     const caller = await deps.auth.authenticateWorker(c.req.header("authorization"), store);
     assertActsAs(caller, workerId);
+    if (options?.register) await registerOnFirstUse(deps, store, caller, workerId);
     return use(store);
+  });
+}
+
+/** `register: true` for the routes that need the worker to exist (the claim and the heartbeat). */
+export type FirstUse = { readonly register?: boolean };
+
+/**
+ * The hostname of a worker registered on first use: the shared token's protocol sends none, and
+ * guessing one from the connection would name a proxy as often as the worker.
+ */
+export const UNKNOWN_HOSTNAME = "unknown";
+
+/**
+ * Registers `workerId` when the caller's workers register on first use (the legacy shared token,
+ * {@link Caller.registersWorkers}) and nobody registered it yet. A known worker only gets its liveness
+ * refreshed: its hostname and token stay. Per-worker bearers never get here: their worker exists.
+ */
+async function registerOnFirstUse(deps: AppDeps, store: Store, caller: Caller, workerId: string) {
+  if (!caller.registersWorkers) return;
+  // A heartbeat renewing no lease is the cheapest "does it exist" that also keeps it online.
+  if ((await store.heartbeat(workerId, deps.settings.leaseMs, [])).ok) return;
+  await store.upsertWorker({ workerId, hostname: UNKNOWN_HOSTNAME });
+  deps.log?.("info", "worker.registered", {
+    worker_id: workerId,
+    hostname: UNKNOWN_HOSTNAME,
+    credential: "shared_token",
   });
 }
 
@@ -110,15 +139,19 @@ export function asPresentedWorker<T>(
   c: Context,
   workerId: string,
   use: (store: Store, bearer: PresentedBearer | undefined) => Promise<T>,
+  options?: FirstUse,
 ): Promise<T> {
   return deps.withStore(async (store) => {
     const authorization = c.req.header("authorization");
     const authenticate = async () => {
-      assertActsAs(await deps.auth.authenticateWorker(authorization, store), workerId);
+      const caller = await deps.auth.authenticateWorker(authorization, store);
+      assertActsAs(caller, workerId);
+      return caller;
     };
     const presented = await deps.auth.presentedWorker?.(authorization);
     if (presented === undefined || presented.workerId !== workerId) {
-      await authenticate();
+      const caller = await authenticate();
+      if (options?.register) await registerOnFirstUse(deps, store, caller, workerId);
       return use(store, undefined);
     }
     try {

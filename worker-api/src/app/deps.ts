@@ -10,7 +10,14 @@ export type Logger = (level: "debug" | "info" | "warn" | "error", event: string,
  * `workerId` undefined: the caller may act as any worker (in-process local mode, legacy shared token);
  * owner and version checks on tasks still apply.
  */
-export type Caller = { readonly workerId: string | undefined };
+export type Caller = {
+  readonly workerId: string | undefined;
+  /**
+   * True for the legacy shared token: its workers pick their own id and never register, so routes
+   * that need the worker to exist (claim, heartbeat) register an unknown id on first use.
+   */
+  readonly registersWorkers?: boolean;
+};
 
 /** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
 export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };

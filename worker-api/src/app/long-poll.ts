@@ -63,8 +63,12 @@ async function pollUntilClaimed(
     if (gone.aborted) return undefined;
     // Hand the wake-up on as soon as the claim commits, before the rest of the answer is read.
     const handOn = woken && coordinator ? () => coordinator.notifyWork(body.plan_id) : undefined;
-    const outcome = await asPresentedWorker(deps, c, body.worker_id, (store, bearer) =>
-      claimOnce(store, body, settings.leaseMs, gone, handOn, bearer),
+    const outcome = await asPresentedWorker(
+      deps,
+      c,
+      body.worker_id,
+      (store, bearer) => claimOnce(store, body, settings.leaseMs, gone, handOn, bearer),
+      { register: true },
     );
     if (outcome === "client_gone") {
       deps.log?.("info", "claim.client_gone", { plan_id: body.plan_id, worker_id: body.worker_id });

@@ -33,7 +33,8 @@ export type TokenAuthOptions = {
  *   as its own lookup or, for the claim and the finishes, inside the operation's statement
  *   ({@link AuthPort.presentedWorker}).
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
- *   (owner and version checks on tasks still apply), with one warning per process.
+ *   (owner and version checks on tasks still apply), with one warning per process; a claim or
+ *   heartbeat for a worker id nobody registered registers it (see {@link Caller.registersWorkers}).
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
@@ -109,7 +110,7 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
       if (workerId !== undefined) return { workerId };
       if (legacyToken !== undefined && (await sameSecret(token, legacyToken))) {
         warnLegacyTokenOnce(options.log, options.suppressLegacyWarning === true);
-        return { workerId: undefined };
+        return { workerId: undefined, registersWorkers: true };
       }
       throw invalid();
     },

@@ -44,8 +44,12 @@ export function workerRoutes(deps: AppDeps) {
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
       const running = body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id }));
-      const { ok, renewed } = await asWorker(deps, c, body.worker_id, (store) =>
-        store.heartbeat(body.worker_id, deps.settings.leaseMs, running),
+      const { ok, renewed } = await asWorker(
+        deps,
+        c,
+        body.worker_id,
+        (store) => store.heartbeat(body.worker_id, deps.settings.leaseMs, running),
+        { register: true },
       );
       // Each running task's log shows its worker is alive; batched, since heartbeats are frequent. Only
       // renewed leases count: a named task the worker does not hold says nothing about that task.
