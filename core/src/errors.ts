@@ -168,7 +168,7 @@ function describeLock(dataDir: string, lockPath: string, holder: StoreLockHolder
   if (holder === undefined) {
     return `the embedded store at ${dataDir} is locked by ${lockPath}, which names no owner`;
   }
-  const where = holder.otherHost ? ` on host '${holder.hostname}'` : "";
+  const where = ` on host '${holder.hostname}'${holder.otherHost ? "" : " (this one)"}`;
   const since = holder.startedAt ? `, since ${holder.startedAt}` : "";
   const unknown = holder.otherHost ? "; this host cannot tell whether it still runs" : "";
   return `the embedded store at ${dataDir} is in use by another whilly process (pid ${holder.pid}${where}${since}; lock file ${lockPath})${unknown}`;

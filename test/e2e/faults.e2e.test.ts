@@ -103,7 +103,7 @@ describe("whilly run as a process", () => {
         expect(second.out).toBe("");
         const [error, hint, rest] = second.err.split("\n");
         expect(error).toContain(
-          `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid}, since `,
+          `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid} on host '${hostname()}' (this one), since `,
         );
         expect(error).toContain(`; lock file ${store}.lock)`);
         expect(hint).toBe(

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { StoreLocked } from "@whilly/core";
@@ -105,7 +105,7 @@ describe("openEmbeddedStore", () => {
       expect(code).toBe("store_locked");
       expect(Number(pid)).toBe(process.pid);
       expect(message).toContain(
-        `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid}, since `,
+        `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid} on host '${hostname()}' (this one), since `,
       );
       expect(message).toContain(`; lock file ${lockPathFor(dataDir)})`);
       expect(await store.getPlan("p")).toBeUndefined();

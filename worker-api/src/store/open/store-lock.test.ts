@@ -56,7 +56,7 @@ describe("acquireStoreLock", () => {
       lockPath: lock.path,
     });
     expect(error.message).toBe(
-      `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid}, since ${startedAt}; lock file ${lock.path})`,
+      `the embedded store at ${dataDir} is in use by another whilly process (pid ${process.pid} on host '${hostname()}' (this one), since ${startedAt}; lock file ${lock.path})`,
     );
     expect(error.hint).toBe(
       `wait for it to finish (or stop it: kill ${process.pid}), or set WHILLY_DATABASE_URL to share a Postgres server between processes`,
