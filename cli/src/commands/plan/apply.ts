@@ -71,7 +71,7 @@ async function gatePlan(ctx: CliContext, plan: PlanSpec, strict: boolean) {
       if (status !== "SKIPPED") warned.push(task.id);
       printWarning(
         ctx.io,
-        `decision_gate task='${task.id}' missing=[${verdict.missing.join(", ")}] reason='${verdict.reason}'`,
+        `decision_gate task='${task.id}' missing=[${verdict.missing.join(", ")}]${tooShortField(verdict.tooShort)} reason='${verdict.reason}'`,
       );
       continue;
     }
@@ -80,7 +80,10 @@ async function gatePlan(ctx: CliContext, plan: PlanSpec, strict: boolean) {
         planId: plan.id,
         taskId: task.id,
         reason: "decision_gate_failed",
-        detail: { missing: [...verdict.missing] },
+        detail: {
+          missing: [...verdict.missing],
+          ...(verdict.tooShort.length > 0 ? { too_short: [...verdict.tooShort] } : {}),
+        },
       });
       skipped.push(task.id);
     } catch (error) {
@@ -93,4 +96,12 @@ async function gatePlan(ctx: CliContext, plan: PlanSpec, strict: boolean) {
     }
   }
   return { warned, skipped };
+}
+
+/**
+ * ` too_short=[…]` after the seed's `missing=[…]` (kept as it was, since scripts parse the line), or
+ * nothing when no field is too short.
+ */
+function tooShortField(tooShort: readonly string[]): string {
+  return tooShort.length > 0 ? ` too_short=[${tooShort.join(", ")}]` : "";
 }

@@ -45,7 +45,7 @@ function gatePlan(repo: string): string {
 }
 
 const G2_WARNING =
-  "warning: decision_gate task='G-2' missing=[description, acceptance_criteria, test_steps] reason='decision gate refused: missing description, acceptance_criteria, test_steps'\n";
+  "warning: decision_gate task='G-2' missing=[acceptance_criteria, test_steps] too_short=[description] reason='decision gate refused: description too short (5 characters, at least 20); missing acceptance_criteria, test_steps'\n";
 const G3_WARNING =
   "warning: decision_gate task='G-3' missing=[test_steps] reason='decision gate refused: missing test_steps'\n";
 
@@ -90,8 +90,13 @@ describe("whilly plan apply", () => {
     const events = await eventsOf(repo, "gate");
     const skipped = events.filter((e) => e.eventType === "task.skipped");
     expect(skipped.map((e) => e.taskId)).toEqual(["G-2", "G-3"]);
-    expect(skipped[0]?.payload).toMatchObject({ reason: "decision_gate_failed" });
+    expect(skipped[0]?.payload).toMatchObject({
+      reason: "decision_gate_failed",
+      missing: ["acceptance_criteria", "test_steps"],
+      too_short: ["description"],
+    });
     expect(skipped[1]?.payload).toMatchObject({ reason: "decision_gate_failed", missing: ["test_steps"] });
+    expect(skipped[1]?.payload).not.toHaveProperty("too_short");
     const applied = events.filter((e) => e.eventType === "plan.applied");
     expect(applied.map((e) => e.payload)).toEqual([
       { tasks_count: 3, skipped_count: 0, warned_count: 2, strict: false },
