@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createInterface } from "node:readline/promises";
+import { announceInterrupt, logUncaught } from "../dist/json-stderr.js";
 import { main, reportUncaught } from "../dist/main.js";
 
 const processIo = { err: process.stderr, env: process.env };
@@ -11,7 +12,8 @@ const processIo = { err: process.stderr, env: process.env };
 let outputFailed = false;
 process.stdout.on("error", (error) => {
   if (error.code === "EPIPE") return;
-  if (!outputFailed) reportUncaught(processIo, error, "to standard output");
+  if (!outputFailed)
+    logUncaught(error, "to standard output") ?? reportUncaught(processIo, error, "to standard output");
   outputFailed = true;
   process.exitCode ||= 1;
 });
@@ -20,9 +22,10 @@ process.stderr.on("error", (error) => {
   if (error.code !== "EPIPE") process.exitCode ||= 1;
 });
 
-// An error that escaped every command: one line for a refusal by the system, the stack for a bug.
+// An error that escaped every command: one line for a refusal by the system, the stack for a bug; a
+// log line instead while a command logs JSON on stderr (whilly server).
 process.on("uncaughtException", (error) => {
-  process.exit(reportUncaught(processIo, error));
+  process.exit(logUncaught(error) ?? reportUncaught(processIo, error));
 });
 
 const interrupt = new AbortController();
@@ -31,7 +34,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     signals += 1;
     if (signals > 1) process.exit(130);
-    process.stderr.write(`\nwhilly: ${signal} received; stopping (again to force)\n`);
+    announceInterrupt(process.stderr, signal);
     interrupt.abort();
   });
 }

@@ -20,11 +20,16 @@ const BOOTSTRAP = "bootstrap-s3cret-0c4e1f";
 
 type LogLine = { level: string; event: string; [key: string]: unknown };
 
+/** Every stderr line of the server as a log line; a line that is not one fails the test. */
 function logLines(stderr: string): LogLine[] {
   return stderr
     .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine);
+    .filter((line) => line !== "")
+    .map((line) => {
+      const parsed = JSON.parse(line) as LogLine;
+      expect(parsed).toEqual(expect.objectContaining({ ts: expect.any(String), level: expect.any(String) }));
+      return parsed;
+    });
 }
 
 /** Starts `whilly server --port 0` as a child process and waits for the URL it prints. */
@@ -39,11 +44,18 @@ async function startServer(cwd: string, env: Record<string, string | undefined>)
 }
 
 describe("whilly server", () => {
-  it("refuses to start without WHILLY_WORKER_BOOTSTRAP_TOKEN, naming it (exit 2)", async () => {
+  it("refuses to start without WHILLY_WORKER_BOOTSTRAP_TOKEN, naming it in a log line (exit 2)", async () => {
     const cwd = scratchDir();
     const result = await runCli(["server"], { cwd });
     expect(result.code).toBe(2);
-    expect(result.err).toContain("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set");
+    expect(logLines(result.err)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        event: "server.failed",
+        error_code: "configuration",
+        message: expect.stringContaining("WHILLY_WORKER_BOOTSTRAP_TOKEN is not set"),
+      }),
+    ]);
     // Checked before any I/O: no embedded store was created.
     expect(existsSync(join(cwd, ".whilly"))).toBe(false);
   });
@@ -53,10 +65,17 @@ describe("whilly server", () => {
     const result = await runBin(["server"], { cwd, env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: "a" }) });
     expect(result.code).toBe(2);
     expect(result.out).toBe("");
-    expect(result.err).toBe(
-      "error: WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (1 character); it must be at least 16 random characters, make one with: openssl rand -hex 32\n" +
-        "hint: give the new value to whoever registers workers (whilly worker register --bootstrap-token)\n",
-    );
+    expect(logLines(result.err)).toEqual([
+      {
+        ts: expect.any(String),
+        level: "error",
+        event: "server.failed",
+        error_code: "configuration",
+        message:
+          "WHILLY_WORKER_BOOTSTRAP_TOKEN is too short (1 character); it must be at least 16 random characters, make one with: openssl rand -hex 32",
+        hint: "give the new value to whoever registers workers (whilly worker register --bootstrap-token)",
+      },
+    ]);
     expect(existsSync(join(cwd, ".whilly"))).toBe(false);
   });
 
@@ -66,7 +85,13 @@ describe("whilly server", () => {
       env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP }),
     });
     expect(result.code).toBe(2);
-    expect(result.err).toContain("--port must be a whole number from 0 to 65535");
+    expect(logLines(result.err)).toEqual([
+      expect.objectContaining({
+        event: "server.failed",
+        error_code: "invalid_input",
+        message: expect.stringContaining("--port must be a whole number from 0 to 65535"),
+      }),
+    ]);
   });
 
   describe.skipIf(!postgresAvailable())("on Postgres", () => {
@@ -93,8 +118,11 @@ describe("whilly server", () => {
       }
       const done = await proc.done;
       expect(done.code).toBe(0);
-      const events = logLines(done.err).map((line) => line.event);
-      expect(events).toEqual(
+      const lines = logLines(done.err);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: "info", event: "server.signal", signal: "SIGTERM" }),
+      );
+      expect(lines.map((line) => line.event)).toEqual(
         expect.arrayContaining(["server.stopping", "event_buffer.drained", "server.stopped"]),
       );
       // No secret reaches the log.
@@ -122,9 +150,42 @@ describe("whilly server", () => {
       } finally {
         proc.child.kill("SIGINT");
       }
-      expect((await proc.done).code).toBe(0);
+      const done = await proc.done;
+      expect(done.code).toBe(0);
+      expect(logLines(done.err)).toContainEqual(
+        expect.objectContaining({ event: "server.signal", signal: "SIGINT" }),
+      );
       // The lock went with the server.
       expect((await runCli(["plan", "list"], { cwd: repo })).code).toBe(0);
+    });
+
+    it("logs creating a new embedded store, and a port in use, as JSON lines too", async () => {
+      const repo = makeRepo();
+      const { proc, url } = await startServer(repo, { WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP });
+      const port = new URL(url).port;
+      try {
+        expect(logLines(proc.err())).toContainEqual(
+          expect.objectContaining({
+            event: "server.notice",
+            message: expect.stringContaining("creating the embedded store"),
+          }),
+        );
+        const busy = await runBin(["server", "--port", port], {
+          cwd: scratchDir(),
+          env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP }),
+        });
+        expect(busy.code).toBe(2);
+        expect(logLines(busy.err)).toContainEqual(
+          expect.objectContaining({
+            level: "error",
+            event: "server.failed",
+            message: expect.stringContaining(port),
+          }),
+        );
+      } finally {
+        proc.child.kill("SIGTERM");
+      }
+      expect((await proc.done).code).toBe(0);
     });
   });
 });

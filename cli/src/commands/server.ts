@@ -1,6 +1,13 @@
-import { createTokenAuth, jsonLogger, parseServerSettings, startNodeServer } from "@whilly/worker-api";
+import {
+  createTokenAuth,
+  jsonLogger,
+  type Logger,
+  parseServerSettings,
+  startNodeServer,
+} from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
+import { logFailure, logStderrAsJson, noticesAsLog } from "../json-stderr.js";
 import { wholeNumberOption } from "../options.js";
 import { parseCliSettings } from "../settings.js";
 import { openCliStore } from "../store/open-store.js";
@@ -8,8 +15,9 @@ import { openCliStore } from "../store/open-store.js";
 /**
  * `whilly server [--port 8000] [--host 127.0.0.1]`: the control plane over HTTP for remote workers.
  * Serves Postgres when `WHILLY_DATABASE_URL` is set, else the embedded store in `.whilly/` (the server
- * then owns it: other whilly commands on that store wait for it to stop). Logs JSON lines to stderr and
- * prints its URL on stdout; SIGTERM or SIGINT shut it down gracefully (exit 0).
+ * then owns it: other whilly commands on that store wait for it to stop). Prints its URL on stdout;
+ * everything on stderr is a JSON log line, its signals and its failures too (`server.signal`,
+ * `server.failed`); SIGTERM or SIGINT shut it down gracefully (exit 0).
  */
 export function serverCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
@@ -29,22 +37,35 @@ export function serverCommand(y: Argv, ctx: CliContext): Argv {
             "(s, 120), WHILLY_SWEEP_INTERVAL (s, 15), WHILLY_CLAIM_TIMEOUT (s, 30), WHILLY_CLAIM_RECHECK (s, 5).",
         ),
     async (args) => {
-      const port = wholeNumberOption(args.port, "--port", { min: 0, max: 65_535 }, 8000) ?? 8000;
-      const settings = parseServerSettings(ctx.io.env);
-      const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
       const log = jsonLogger(ctx.io.err);
-      const auth = createTokenAuth({ ...settings.auth, log });
-      const store = await openCliStore(storeSettings, ctx.io);
+      const release = logStderrAsJson(log, "server");
       try {
-        const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });
-        ctx.io.out.write(`${server.url}\n`);
-        await stopped(ctx.io.interrupt);
-        await server.close();
+        await serve(ctx, log, { port: args.port, host: args.host });
+      } catch (error) {
+        // Logged here rather than printed by main, so that stderr stays JSON lines to the very end.
+        ctx.exitCode = logFailure(log, "server.failed", error);
       } finally {
-        await store.close();
+        release();
       }
     },
   );
+}
+
+/** Starts the server and runs it until the process is asked to stop. */
+async function serve(ctx: CliContext, log: Logger, args: { port: string | undefined; host: string }) {
+  const port = wholeNumberOption(args.port, "--port", { min: 0, max: 65_535 }, 8000) ?? 8000;
+  const settings = parseServerSettings(ctx.io.env);
+  const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
+  const auth = createTokenAuth({ ...settings.auth, log });
+  const store = await openCliStore(storeSettings, { ...ctx.io, err: noticesAsLog(log, "server.notice") });
+  try {
+    const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });
+    ctx.io.out.write(`${server.url}\n`);
+    await stopped(ctx.io.interrupt);
+    await server.close();
+  } finally {
+    await store.close();
+  }
 }
 
 /** Resolves when the process is asked to stop (never, without an interrupt signal). */
