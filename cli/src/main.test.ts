@@ -84,7 +84,9 @@ describe("usage errors exit 2 with error: and hint: on stderr, nothing on stdout
     expect(result).toEqual({
       code: 2,
       out: "",
-      err: "error: WHILLY_DATABASE_URL must start with postgres:// or postgresql://\n",
+      err:
+        "error: WHILLY_DATABASE_URL must start with postgres:// or postgresql://\n" +
+        "hint: e.g. postgres://user@host:5432/whilly, or unset it to use the embedded store in .whilly/\n",
     });
   });
 
