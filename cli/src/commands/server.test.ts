@@ -1,4 +1,6 @@
+import { lookup } from "node:dns/promises";
 import { existsSync } from "node:fs";
+import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,6 +17,19 @@ import {
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 
 afterAll(() => removeAll());
+
+/** This machine's name when it resolves, else its first external IPv4 address (what the server prints). */
+async function reachableName(): Promise<string> {
+  try {
+    await lookup(hostname());
+    return hostname();
+  } catch {
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a !== undefined && a.family === "IPv4" && !a.internal);
+    return external?.address ?? "127.0.0.1";
+  }
+}
 
 const BOOTSTRAP = "bootstrap-s3cret-0c4e1f";
 
@@ -33,8 +48,8 @@ function logLines(stderr: string): LogLine[] {
 }
 
 /** Starts `whilly server --port 0` as a child process and waits for the URL it prints. */
-async function startServer(cwd: string, env: Record<string, string | undefined>) {
-  const proc = spawnBin(["server", "--port", "0"], { cwd, env: baseEnv(env) });
+async function startServer(cwd: string, env: Record<string, string | undefined>, flags: string[] = []) {
+  const proc = spawnBin(["server", "--port", "0", ...flags], { cwd, env: baseEnv(env) });
   const url = await waitFor(
     "the server's URL on stdout",
     () => /^(http:\/\/\S+)\n/m.exec(proc.out())?.[1],
@@ -157,6 +172,27 @@ describe("whilly server", () => {
       );
       // The lock went with the server.
       expect((await runCli(["plan", "list"], { cwd: repo })).code).toBe(0);
+    });
+
+    it("bound to every interface, prints a URL another machine can use, not 0.0.0.0", async () => {
+      const { proc, url } = await startServer(
+        makeRepo(template),
+        { WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP },
+        ["--host", "0.0.0.0"],
+      );
+      try {
+        const { hostname, port } = new URL(url);
+        expect(hostname).not.toBe("0.0.0.0");
+        expect(hostname).toBe(await reachableName());
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        // The log keeps the address it is bound to.
+        expect(logLines(proc.err())).toContainEqual(
+          expect.objectContaining({ event: "server.listening", url: `http://0.0.0.0:${port}` }),
+        );
+      } finally {
+        proc.child.kill("SIGTERM");
+      }
+      expect((await proc.done).code).toBe(0);
     });
 
     it("logs creating a new embedded store, and a port in use, as JSON lines too", async () => {

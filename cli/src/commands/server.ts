@@ -1,3 +1,5 @@
+import { lookup } from "node:dns/promises";
+import { hostname, networkInterfaces } from "node:os";
 import {
   createTokenAuth,
   jsonLogger,
@@ -60,7 +62,7 @@ async function serve(ctx: CliContext, log: Logger, args: { port: string | undefi
   const store = await openCliStore(storeSettings, { ...ctx.io, err: noticesAsLog(log, "server.notice") });
   try {
     const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });
-    ctx.io.out.write(`${server.url}\n`);
+    ctx.io.out.write(`${await connectUrl(server.url)}\n`);
     await stopped(ctx.io.interrupt);
     await server.close();
   } finally {
@@ -75,4 +77,30 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
+}
+
+/**
+ * The URL to print for a server listening on `url`. Bound to every interface (`0.0.0.0`, `::`), its
+ * address is no place to connect to, so another machine is pointed at this one's name, or at its first
+ * external IPv4 address when the name does not resolve here (a container's random hostname), or at
+ * 127.0.0.1 without one. The log's `server.listening` keeps the bound address.
+ */
+async function connectUrl(url: string): Promise<string> {
+  const parsed = new URL(url);
+  if (parsed.hostname !== "0.0.0.0" && parsed.hostname !== "[::]") return url;
+  parsed.hostname = await reachableHost();
+  return parsed.origin;
+}
+
+async function reachableHost(): Promise<string> {
+  const name = hostname();
+  try {
+    await lookup(name);
+    return name;
+  } catch {
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address !== undefined && address.family === "IPv4" && !address.internal);
+    return external?.address ?? "127.0.0.1";
+  }
 }
