@@ -44,6 +44,19 @@ describe("usage errors carry their own hint", () => {
     }
   });
 
+  it("a command group without its verb points at the group's help; bare whilly prints the help (exit 0)", async () => {
+    const repo = makeRepo();
+    expect(lines(await runCli(["plan"], { cwd: repo }))).toEqual([
+      "error: name a plan verb: import, apply, create, export, show, reset, budget or list",
+      "hint: whilly plan --help describes each",
+    ]);
+    expect((await runCli(["worker"], { cwd: repo })).code).toBe(2);
+    // As whilly 4.x did, and as docs/cli.md says: the help, on stdout.
+    const bare = await runCli([], { cwd: repo });
+    expect([bare.code, bare.err]).toEqual([0, ""]);
+    expect(bare.out).toContain("whilly <command>");
+  });
+
   it("plan reset without a terminal shows the command with --yes; bad flag values show an example", async () => {
     const repo = makeRepo(template);
     await runCli(["plan", "import", join(FIXTURES, "plans", "demo.tasks.json")], { cwd: repo });

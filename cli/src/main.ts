@@ -81,18 +81,22 @@ function yargsUsageError(message: string, usage: unknown, suggestion: string | u
     return new UsageError(message, {
       hint: `did you mean '${suggestion}'? whilly --help lists the commands`,
     });
-  const counts = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(message);
   const line = (usage as { getUsage?: () => [string, string][] } | undefined)?.getUsage?.()[0]?.[0];
-  if (counts && line) {
-    const command = line.replace(/^\$0/, "whilly");
+  const command = line?.replace(/^\$0/, "whilly");
+  const words = command?.replace(/ [<[].*$/, "");
+  const counts = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(message);
+  if (counts && command) {
     const required = command.match(/<[^>]+>/g) ?? [];
     const missing = required.slice(Number(counts[1]), Number(counts[2]));
     if (missing.length > 0) {
-      const words = command.replace(/ [<[].*$/, "");
       return new UsageError(`missing ${missing.join(" ")}: ${command}`, {
         hint: `${words} --help describes its arguments`,
       });
     }
+  }
+  // A command group without its verb (`whilly plan`): its demandCommand message lists the verbs.
+  if (message.startsWith("name a ") && words !== undefined && words !== "whilly") {
+    return new UsageError(message, { hint: `${words} --help describes each` });
   }
   return new UsageError(message, { hint: GENERAL_HINT });
 }
