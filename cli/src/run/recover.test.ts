@@ -86,4 +86,37 @@ describe.each(drivers)("recoverOrphanedClaims ($name)", ({ skip, open }) => {
       await store.close();
     }
   });
+
+  it.skipIf(skip)(
+    "with the embedded store's lock leaves a remote worker's task alone until its lease expires",
+    async () => {
+      const store = await open();
+      try {
+        const task = (id: string) => ({ id, status: "PENDING", priority: "medium", description: id });
+        await store.importPlan(parsePlanObject({ project: "p", tasks: [task("A"), task("B")] }, "test"));
+        // A whilly-worker of a `whilly server` that served this store, now stopped: the worker may
+        // still be running its agent.
+        await store.upsertWorker({ workerId: "w-remote", hostname: "elsewhere" });
+        await store.claim({ planId: "p", workerId: "w-remote", leaseMs: 600_000 });
+        await store.upsertWorker({ workerId: "w-lapsed", hostname: "elsewhere" });
+        await store.claim({ planId: "p", workerId: "w-lapsed", leaseMs: 1 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const released = await recoverOrphanedClaims(store, {
+          selfId: localWorkerId(HOST, 333),
+          hostname: HOST,
+          exclusive: true,
+          isAlive: () => false,
+          heartbeatIntervalMs: INTERVAL_MS,
+        });
+        expect(released).toEqual(["p/B"]);
+        const tasks = await store.listTasks("p");
+        expect(tasks.map((t) => [t.id, t.status, t.claimedBy])).toEqual([
+          ["A", "CLAIMED", "w-remote"],
+          ["B", "PENDING", undefined],
+        ]);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });

@@ -3,13 +3,15 @@ import type { TaskStore } from "@whilly/core";
 /** How to tell whether a process on this host is alive (injected for tests). */
 export type PidAlive = (pid: number) => boolean;
 
+const LOCAL_PREFIX = "local-";
+
 /** Local worker ids look like `local-<hostname>-<pid>`; the pid tells whether that run is gone. */
 export function localWorkerId(hostname: string, pid: number): string {
-  return `local-${hostname}-${pid}`;
+  return `${LOCAL_PREFIX}${hostname}-${pid}`;
 }
 
 function pidOf(workerId: string, hostname: string): number | undefined {
-  const prefix = `local-${hostname}-`;
+  const prefix = `${LOCAL_PREFIX}${hostname}-`;
   if (!workerId.startsWith(prefix)) return undefined;
   const pid = Number(workerId.slice(prefix.length));
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
@@ -40,8 +42,11 @@ export type RecoverOptions = {
  * tasks held by a `whilly run` that is gone (`worker_offline`), and, on any store, tasks whose lease
  * expired (`visibility_timeout`).
  *
- * With the embedded store this process holds the data-directory lock, so every other holder is gone
- * (`exclusive`). On a shared Postgres a missing pid is not proof: another machine or container may
+ * With the embedded store this process holds the data-directory lock, so every other local run
+ * (`local-…` worker ids, on any host sharing the directory) is gone (`exclusive`). Workers of a
+ * `whilly server` that served this store are not: they run elsewhere and may still be running a
+ * task while the server is down, so their tasks come back only when their lease expires (a run with a
+ * custom `WHILLY_WORKER_ID` is treated the same way). On a shared Postgres a missing pid is not proof: another machine or container may
  * have the same hostname and run a process with that pid. There a `local-<this host>-<pid>` run counts
  * as gone only when its pid is not alive here AND its last heartbeat is older than
  * {@link SILENT_INTERVALS} heartbeat intervals, judged on the database clock by the store.
@@ -54,7 +59,9 @@ export async function recoverOrphanedClaims(store: TaskStore, options: RecoverOp
   for (const worker of await store.listWorkers()) {
     if (worker.workerId === options.selfId) continue;
     const pid = pidOf(worker.workerId, options.hostname);
-    const gone = options.exclusive || (pid !== undefined && !options.isAlive(pid));
+    const gone = options.exclusive
+      ? worker.workerId.startsWith(LOCAL_PREFIX)
+      : pid !== undefined && !options.isAlive(pid);
     if (!gone) continue;
     const tasks = await store.releaseWorkerTasks(worker.workerId, "worker_offline", { silentForMs });
     released.push(...tasks.map((t) => `${t.planId}/${t.id}`));
