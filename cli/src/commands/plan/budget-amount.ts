@@ -9,7 +9,9 @@ import { InvalidInput, parseUsd } from "@whilly/core";
 export function parseBudget(raw: string, name: string): number {
   const micro = parseUsd(raw);
   if (micro === undefined) {
-    throw new InvalidInput(name, `${name} must be a non-negative amount in USD, e.g. 5.00; got '${raw}'`);
+    throw new InvalidInput(name, `${name} must be a non-negative amount in USD, e.g. 5.00; got '${raw}'`, {
+      hint: `a plain decimal number, without sign, $ or exponent: 5, 5.00 or 0.25${name === "<budget>" ? "; none for unlimited" : ""}`,
+    });
   }
   return micro;
 }

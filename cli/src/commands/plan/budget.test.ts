@@ -42,7 +42,7 @@ describe("whilly plan budget", () => {
       expect(await runCli(["plan", "budget", "p", bad], { cwd: repo })).toEqual({
         code: 1,
         out: "",
-        err: `error: <budget> must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\n`,
+        err: `error: <budget> must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\nhint: a plain decimal number, without sign, $ or exponent: 5, 5.00 or 0.25; none for unlimited\n`,
       });
     }
     const missing = await runCli(["plan", "budget", "nope", "5"], { cwd: repo });

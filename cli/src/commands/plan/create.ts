@@ -16,7 +16,8 @@ export function createCommand(y: Argv, ctx: CliContext): Argv {
         .option("budget", { type: "string", describe: "spend cap in USD, e.g. 5.00 (default: unlimited)" }),
     async (args) => {
       const budgetMicroUsd = args.budget === undefined ? undefined : parseBudget(args.budget, "--budget");
-      if (args.id.trim() === "") throw new InvalidInput("--id", "--id must not be empty");
+      if (args.id.trim() === "")
+        throw new InvalidInput("--id", "--id must not be empty", { hint: "e.g. --id my-plan" });
       const store = await ctx.store();
       const { created, plan } = await store.createPlan({ id: args.id, name: args.name, budgetMicroUsd });
       if (!created) {
