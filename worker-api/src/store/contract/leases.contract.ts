@@ -141,6 +141,20 @@ export function describeLeaseContract(ctx: ContractContext): void {
       expect(await ctx.store.heartbeat("silent", 1000)).toEqual({ ok: true, renewed: [] });
       expect((await ctx.store.listWorkers()).every((w) => w.status === "online")).toBe(true);
     });
+
+    it("the offline sweep counts a claim as a sign of life: a task claimed while offline is kept one timeout", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      await claimAs(ctx.store, "p", "lagging");
+      await sleep(1500);
+      expect((await ctx.store.releaseOfflineWorkers(1000)).released.map((t) => t.id)).toEqual(["A"]);
+      // Still offline (no heartbeat), it claims again: the sweep right after must not take the task.
+      const claimed = await ctx.store.claim({ planId: "p", workerId: "lagging", leaseMs: 60_000 });
+      expect(claimed?.id).toBe("A");
+      expect((await ctx.store.releaseOfflineWorkers(1000)).released).toEqual([]);
+      expect(await ctx.store.getTask("p", "A")).toMatchObject({ status: "CLAIMED", claimedBy: "lagging" });
+      await sleep(1500);
+      expect((await ctx.store.releaseOfflineWorkers(1000)).released.map((t) => t.id)).toEqual(["A"]);
+    });
   });
 
   describe("workers", () => {

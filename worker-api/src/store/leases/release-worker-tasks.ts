@@ -42,8 +42,9 @@ export async function releaseWorkerTasks(
 
 /**
  * The offline sweep (call inside a transaction): workers whose last heartbeat is older than
- * `heartbeatTimeoutMs` become `offline`, and every task an offline worker holds goes back to `PENDING`
- * with `RELEASE` `{reason: "worker_offline", version, worker_id}`. A later heartbeat brings the
+ * `heartbeatTimeoutMs` become `offline`, and every task an offline worker claimed more than
+ * `heartbeatTimeoutMs` ago goes back to `PENDING` with `RELEASE` `{reason: "worker_offline", version,
+ * worker_id}` (a task it claimed since it fell silent waits until it too is that old). A later heartbeat brings the
  * worker back online; its old tasks stay released (its fenced calls on them get a version conflict).
  * @returns the workers marked offline now, and the released tasks.
  */
@@ -57,6 +58,12 @@ export async function releaseOfflineWorkers(
     .where(and(eq(workers.status, "online"), lt(workers.lastHeartbeat, before(heartbeatTimeoutMs))))
     .returning({ workerId: workers.workerId });
   const offline = tx.select({ id: workers.workerId }).from(workers).where(eq(workers.status, "offline"));
-  const released = await releaseWhere(tx, sql`${tasks.claimedBy} IN (${offline})`, "worker_offline");
+  // A claim is a sign of life too: a worker marked offline that claims again (its heartbeat timer
+  // lagged, or its interval is longer than the timeout) keeps that task for one timeout at least.
+  const silent = and(
+    sql`${tasks.claimedBy} IN (${offline})`,
+    lt(tasks.claimedAt, before(heartbeatTimeoutMs)),
+  );
+  const released = await releaseWhere(tx, silent ?? sql`false`, "worker_offline");
   return { workers: marked.map((row) => row.workerId).sort(), released };
 }
