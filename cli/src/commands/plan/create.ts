@@ -1,4 +1,4 @@
-import { displayUsd, InvalidInput } from "@whilly/core";
+import { displayUsd, InvalidInput, idProblem } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { printWarning } from "../../io.js";
@@ -16,8 +16,10 @@ export function createCommand(y: Argv, ctx: CliContext): Argv {
         .option("budget", { type: "string", describe: "spend cap in USD, e.g. 5.00 (default: unlimited)" }),
     async (args) => {
       const budgetMicroUsd = args.budget === undefined ? undefined : parseBudget(args.budget, "--budget");
-      if (args.id.trim() === "")
-        throw new InvalidInput("--id", "--id must not be empty", { hint: "e.g. --id my-plan" });
+      // The same rule as a plan file's plan_id, so a created plan exports and imports again.
+      const problem = idProblem(args.id);
+      if (problem !== undefined)
+        throw new InvalidInput("--id", `--id ${problem}`, { hint: "e.g. --id my-plan" });
       const store = await ctx.store();
       const { created, plan } = await store.createPlan({ id: args.id, name: args.name, budgetMicroUsd });
       if (!created) {

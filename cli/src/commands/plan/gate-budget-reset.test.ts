@@ -123,6 +123,25 @@ describe("whilly plan create", () => {
     expect((await runCli(["plan", "list", "--json"], { cwd: repo })).out).toBe("[]\n");
   });
 
+  it("refuses an --id a plan file could not hold, with exit 1 naming the flag, and stores nothing", async () => {
+    const repo = makeRepo(template);
+    const cases: [string, string][] = [
+      ["", "must not be empty or blank"],
+      ["cc\u001b[31m", "must not contain control characters"],
+      ["a\tb", "must not contain control characters"],
+      ["x".repeat(300), "must be at most 256 characters long"],
+      ["..", "must not be '.' or '..'"],
+      [" padded", "must not start or end with whitespace"],
+    ];
+    for (const [id, reason] of cases) {
+      const result = await runCli(["plan", "create", "--id", id, "--name", "N"], { cwd: repo });
+      expect(result.code).toBe(1);
+      expect(result.out).toBe("");
+      expect(result.err).toContain(`error: --id ${reason}`);
+    }
+    expect((await runCli(["plan", "list", "--json"], { cwd: repo })).out).toBe("[]\n");
+  });
+
   it("creates a plan with a budget, and warns (exit 0) for an id that exists", async () => {
     const repo = makeRepo(template);
     const create = (budget: string) =>

@@ -1,4 +1,4 @@
-import { InvalidInput, MAX_MICRO_USD, type MicroUsd, type PlanRecord } from "@whilly/core";
+import { InvalidInput, idProblem, MAX_MICRO_USD, type MicroUsd, type PlanRecord } from "@whilly/core";
 import { plans } from "@whilly/schema";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db.js";
@@ -9,13 +9,17 @@ import { assertStorable } from "../text.js";
  * Creates an empty plan; an existing id is left untouched, budget included (spec section 1.2).
  * No event is written: a plan's history starts with its tasks.
  * @param input.budgetMicroUsd `undefined` for unlimited; 0 blocks every claim.
- * @throws {InvalidInput} for text Postgres cannot store or a budget out of range.
+ * @throws {InvalidInput} for an id a plan file could not hold (see `idProblem`), text Postgres cannot
+ *   store, or a budget out of range.
  */
 export async function createPlan(
   db: Db,
   input: { id: string; name: string; budgetMicroUsd?: MicroUsd | undefined },
 ): Promise<{ created: boolean; plan: PlanRecord }> {
   assertStorable(input.id, "plan id");
+  // The rule plan files follow, so a plan created here can be exported and imported again.
+  const problem = idProblem(input.id);
+  if (problem !== undefined) throw new InvalidInput("id", `plan id ${problem}`);
   assertStorable(input.name, "plan name");
   const budget = input.budgetMicroUsd;
   if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0 || budget > MAX_MICRO_USD)) {
