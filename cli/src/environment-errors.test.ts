@@ -44,12 +44,15 @@ describe("faults of the environment", () => {
         env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP }),
       });
       expect(result.out).toBe("");
-      expectOneError(
-        result,
-        2,
-        `cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE)`,
-        "another process listens there: stop it, or pick another --port (--port 0 takes any free one)",
-      );
+      expect(result.code).toBe(2);
+      // whilly server logs JSON lines on stderr, its startup failures included.
+      const lines = result.err.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+        event: "server.failed",
+        message: `cannot listen on 127.0.0.1:${port}: the port is already in use (EADDRINUSE)`,
+        hint: "another process listens there: stop it, or pick another --port (--port 0 takes any free one)",
+      });
     } finally {
       holder.close();
     }

@@ -60,11 +60,6 @@ describe("usage errors exit 2 with error: and hint: on stderr, nothing on stdout
         /^error: --max-tasks must be a whole number of at least 1; got '2\.5'\n/,
       ],
       [["run", "x.json", "--max-tasks", "1", "--max-tasks", "2"], /^error: --max-tasks was given 2 times/],
-      [["server", "--port", "abc"], /^error: --port must be a whole number from 0 to 65535; got 'abc'\n/],
-      [["server", "--port", "1e3"], /^error: --port must be a whole number from 0 to 65535; got '1e3'\n/],
-      [["server", "--port", "0x50"], /^error: --port must be a whole number from 0 to 65535; got '0x50'\n/],
-      [["server", "--port", "-1"], /^error: --port must be a whole number from 0 to 65535; got '-1'\n/],
-      [["server", "--port", "65536"], /^error: --port must be a whole number from 0 to 65535; got '65536'\n/],
       [["plan"], /^error: name a plan verb/],
     ];
     for (const [argv, message] of cases) {
@@ -72,6 +67,22 @@ describe("usage errors exit 2 with error: and hint: on stderr, nothing on stdout
       expect({ argv, code: result.code, out: result.out }).toEqual({ argv, code: 2, out: "" });
       expect(result.err).toMatch(message);
       expect(result.err).toContain("hint: ");
+    }
+  });
+
+  it("whilly server reports a bad --port as one JSON log line, as it logs everything on stderr", async () => {
+    const repo = makeRepo();
+    for (const bad of ["abc", "1e3", "0x50", "-1", "65536"]) {
+      const result = await runCli(["server", "--port", bad], { cwd: repo });
+      expect({ bad, code: result.code, out: result.out }).toEqual({ bad, code: 2, out: "" });
+      const lines = result.err.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+        level: "error",
+        event: "server.failed",
+        message: `--port must be a whole number from 0 to 65535; got '${bad}'`,
+        hint: expect.any(String),
+      });
     }
   });
 
