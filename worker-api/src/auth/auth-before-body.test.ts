@@ -25,10 +25,13 @@ afterAll(async () => fixture.close());
 beforeEach(async () => {
   store = await fixture.fresh();
   await store.importPlan(
-    parsePlanObject({
-      project: "p",
-      tasks: [{ id: "A", status: "pending", priority: "high", description: "a" }],
-    }),
+    parsePlanObject(
+      {
+        project: "p",
+        tasks: [{ id: "A", status: "pending", priority: "high", description: "a" }],
+      },
+      "test",
+    ),
   );
 });
 

@@ -34,7 +34,7 @@ beforeEach(async () => {
     project: "p",
     tasks: ["A", "B"].map((id) => ({ id, status: "pending", priority: "high", description: id })),
   };
-  await store.importPlan(parsePlanObject(plan));
+  await store.importPlan(parsePlanObject(plan, "test"));
 });
 
 function app() {

@@ -27,7 +27,7 @@ beforeEach(async () => {
   store = await fixture.fresh();
   logged = [];
   const tasks = ["A", "B"].map((id) => ({ id, status: "pending", priority: "high", description: id }));
-  await store.importPlan(parsePlanObject({ project: "p", tasks }));
+  await store.importPlan(parsePlanObject({ project: "p", tasks }, "test"));
 });
 
 function app(shared = true) {
