@@ -70,6 +70,22 @@ describe("faults of the environment", () => {
     );
   });
 
+  it("an embedded store Postgres cannot start on: exit 2, naming its directory", async () => {
+    const repo = makeRepo();
+    const dataDir = join(repo, ".whilly", "pgdata");
+    mkdirSync(dataDir, { recursive: true });
+    // Unreadable or damaged files look alike to PGlite; a bad PG_VERSION is one root cannot get past.
+    writeFileSync(join(dataDir, "PG_VERSION"), "not a version\n");
+    const result = await runBin(["plan", "list"], { cwd: repo, env: baseEnv() });
+    expect(result.err).not.toContain("    at ");
+    expectOneError(
+      result,
+      2,
+      `cannot open the embedded store in ${dataDir}: Postgres could not start on its files`,
+      `check that this user may read and write ${dataDir} and that its disk has free space (df -h); if it is not a whilly store or is damaged, move it aside and run again, or set WHILLY_DATABASE_URL to use a Postgres server`,
+    );
+  });
+
   it("a plan file path through a file, and one that is a directory: exit 1, nothing stored", async () => {
     const repo = makeRepo();
     writeFileSync(join(repo, "notes"), "x");

@@ -1,4 +1,4 @@
-import { WhillyError } from "@whilly/core";
+import { describeUnexpected, WhillyError } from "@whilly/core";
 import type { Logger } from "@whilly/worker-api";
 import { exitCodeFor } from "./exit-codes.js";
 import type { Out } from "./io.js";
@@ -63,11 +63,10 @@ export function logFailure(log: Logger, event: string, error: unknown, subject?:
     log("error", event, { error_code: "system_error", message: system.message, hint: system.hint });
     return system.exitCode;
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   log("error", event, {
     error_code: "internal_error",
     message: "unexpected failure (a bug in whilly)",
-    stack,
+    stack: describeUnexpected(error),
   });
   return 1;
 }

@@ -1,4 +1,4 @@
-import { PlanInvalid, WhillyError } from "@whilly/core";
+import { describeUnexpected, PlanInvalid, WhillyError } from "@whilly/core";
 import { exitCodeFor } from "./exit-codes.js";
 import { type Io, printError } from "./io.js";
 import { describeSystemError } from "./system-error.js";
@@ -7,7 +7,7 @@ import { describeSystemError } from "./system-error.js";
  * Prints an error that ended a command and returns its exit code. Our own errors print their message
  * and hint; a refusal by the operating system (a full disk, a port in use, a path that is not a
  * directory) one line and a hint ({@link describeSystemError}); anything else is a bug and prints its
- * stack so it can be reported.
+ * stack so it can be reported (a failed query's cause, never its parameters: {@link describeUnexpected}).
  */
 export function reportError(io: Pick<Io, "err" | "env">, error: unknown): number {
   if (error instanceof PlanInvalid) {
@@ -26,7 +26,6 @@ export function reportError(io: Pick<Io, "err" | "env">, error: unknown): number
     printError(io, system.message, system.hint);
     return system.exitCode;
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  printError(io, `unexpected failure (a bug in whilly): ${stack}`);
+  printError(io, `unexpected failure (a bug in whilly): ${describeUnexpected(error)}`);
   return 1;
 }

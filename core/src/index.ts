@@ -16,3 +16,4 @@ export * from "./settings-problems.js";
 export * from "./system-error.js";
 export * from "./task-status.js";
 export * from "./transitions.js";
+export * from "./unexpected-error.js";

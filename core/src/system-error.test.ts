@@ -52,4 +52,25 @@ describe("describeSystemError", () => {
     expect(describeSystemError({ code: "ERR_STREAM_DESTROYED" })).toBeUndefined();
     expect(describeSystemError(null)).toBeUndefined();
   });
+
+  // PGlite's file system throws these: a plain object, Emscripten's errno numbers, no code, no path.
+  it("words PGlite's Emscripten ErrnoError as the Node code it stands for", () => {
+    const errno = (n: number) => ({ name: "ErrnoError", errno: n });
+    const cases: [number, string][] = [
+      [51, "cannot use the embedded database's files: no space left on the device (ENOSPC)"],
+      [69, "cannot use the embedded database's files: the file system is read-only (EROFS)"],
+      [2, "cannot use the embedded database's files: permission denied (EACCES)"],
+      [44, "cannot use the embedded database's files: no such file or directory (ENOENT)"],
+      [20, "cannot use the embedded database's files: something with that name is in the way (EEXIST)"],
+      [54, "cannot use the embedded database's files: a part of the path is not a directory (ENOTDIR)"],
+      [31, "cannot use the embedded database's files: it is a directory (EISDIR)"],
+    ];
+    for (const [n, message] of cases) expect(describeSystemError(errno(n))?.message).toBe(message);
+    expect(describeSystemError(errno(51))?.hint).toContain("df -h");
+    expect(describeSystemError({ cause: errno(51) }, "the store")?.message).toBe(
+      "cannot use the store: no space left on the device (ENOSPC)",
+    );
+    expect(describeSystemError(errno(9999))).toBeUndefined();
+    expect(describeSystemError({ name: "Other", errno: 51 })).toBeUndefined();
+  });
 });

@@ -84,6 +84,29 @@ const FILE_FAULTS: Readonly<Record<string, readonly [reason: string, hint: strin
   EBUSY: ["the resource is busy", "wait for whatever uses it to finish, then run again"],
 };
 
+/**
+ * Emscripten's errno numbers, which differ from Linux's: PGlite's file system throws
+ * `ErrnoError {name: "ErrnoError", errno}` (no `code`, no path, not an `Error`). Numbers from the
+ * `ERRNO_CODES` table bundled in `@electric-sql/pglite`; only codes {@link FILE_FAULTS} words.
+ */
+const EMSCRIPTEN_ERRNOS: Readonly<Record<number, string>> = {
+  2: "EACCES",
+  10: "EBUSY",
+  19: "EDQUOT",
+  20: "EEXIST",
+  29: "EIO",
+  31: "EISDIR",
+  32: "ELOOP",
+  33: "EMFILE",
+  37: "ENAMETOOLONG",
+  41: "ENFILE",
+  44: "ENOENT",
+  51: "ENOSPC",
+  54: "ENOTDIR",
+  63: "EPERM",
+  69: "EROFS",
+};
+
 /** Reason and hint per error code, for an address a server listens on. */
 const LISTEN_FAULTS: Readonly<Record<string, readonly [reason: string, hint: string]>> = {
   EADDRINUSE: ["the port is already in use", "another process listens there: stop it, or pick another port"],
@@ -101,7 +124,8 @@ const LISTEN_FAULTS: Readonly<Record<string, readonly [reason: string, hint: str
  * `cannot listen on 127.0.0.1:8000: the port is already in use (EADDRINUSE)` or `cannot create the
  * directory /repo/.whilly: something with that name is in the way (EEXIST)`. Every entry point of
  * `whilly` and `whilly-worker` reports environment faults through it, so none prints a stack trace for
- * a full disk. Reads only the error's fields, so it runs anywhere core does.
+ * a full disk. PGlite's Emscripten `ErrnoError` counts too ({@link emscriptenErrorCode}). Reads only the
+ * error's fields, so it runs anywhere core does.
  * @param subject names what failed when the error does not (e.g. `to standard output` for a write).
  * @param hints the caller's own hints for some codes (see {@link SystemErrorHints}).
  * @returns `undefined` when `error` is not a system error (then it is a bug, or one of whilly's own).
@@ -136,10 +160,23 @@ export function describeSystemError(
   return { message, hint, exitCode: listening ? 2 : 1 };
 }
 
+/**
+ * The Node-style code (`ENOSPC`) of an Emscripten `ErrnoError`, as PGlite's file system throws it;
+ * `undefined` for anything else, or an errno whilly has no words for.
+ */
+export function emscriptenErrorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { name, errno } = error as { name?: unknown; errno?: unknown };
+  return name === "ErrnoError" && typeof errno === "number" ? EMSCRIPTEN_ERRNOS[errno] : undefined;
+}
+
 /** The first error with a system error `code` in `error` or its causes (at most 8 deep). */
 function findSystemError(error: unknown): NodeSystemError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    const emscripten = emscriptenErrorCode(current);
+    // It names no file: PGlite's are the embedded database's (whilly runs no other Emscripten code).
+    if (emscripten !== undefined) return { code: emscripten, path: "the embedded database's files" };
     const code = (current as { code?: unknown }).code;
     const syscall = (current as { syscall?: unknown }).syscall;
     if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) {

@@ -1,5 +1,6 @@
 import {
   describeSystemError,
+  describeUnexpected,
   displayUsd,
   Forbidden,
   InvalidInput,
@@ -151,8 +152,7 @@ export function reportWorkerError(
     io.err.write(`error: ${system.message}\nhint: ${system.hint}\n`);
     return system.exitCode;
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.err.write(`error: unexpected failure (a bug in whilly-worker): ${stack}\n`);
+  io.err.write(`error: unexpected failure (a bug in whilly-worker): ${describeUnexpected(error)}\n`);
   return WORKER_EXIT.failed;
 }
 

@@ -1,5 +1,6 @@
 import {
   type ErrorEnvelope,
+  errorSummary,
   Forbidden,
   InvalidInput,
   NotOwner,
@@ -29,8 +30,9 @@ export const UNAVAILABLE_DETAIL = "the task store is unavailable; try again";
  */
 export function errorResponse(err: unknown, c: Context, log: Logger | undefined): Response {
   const { status, body } = describeError(err);
-  if (status === 503) log?.("warn", "http.store_unavailable", { path: c.req.path, error: String(err) });
-  else if (status >= 500) log?.("error", "http.unhandled_error", { path: c.req.path, error: String(err) });
+  if (status === 503) log?.("warn", "http.store_unavailable", { path: c.req.path, error: errorSummary(err) });
+  else if (status >= 500)
+    log?.("error", "http.unhandled_error", { path: c.req.path, error: errorSummary(err) });
   if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="whilly"');
   return c.json(body, status);
 }

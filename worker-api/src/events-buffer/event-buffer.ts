@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { errorSummary } from "@whilly/core";
 import type { EventSink, Logger } from "../app/deps.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { EventBatcher, flushRetryDelayMs } from "./batcher.js";
@@ -123,7 +124,7 @@ export function createEventBuffer(options: EventBufferOptions): EventBuffer {
         rows: batch.length,
         attempt,
         retry_in_ms: delay,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorSummary(error),
       });
       const wait = drainDeadline === undefined ? delay : Math.min(delay, drainDeadline - Date.now());
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));

@@ -33,6 +33,15 @@ const RULES: readonly Rule[] = [
       }),
   },
   {
+    // A full disk (53100), no memory (53200), an I/O error (58030): the database's machine is short.
+    matches: (code) => code === "53100" || code === "53200" || code === "58030",
+    make: (message, cause) =>
+      new StoreUnavailable(`the database cannot write: ${message}`, {
+        cause,
+        hint: "free space (or memory) on the machine that holds the database, then run again: for the embedded store that is the disk of .whilly/ (df -h shows it)",
+      }),
+  },
+  {
     matches: (code) => code === "40001" || code === "40P01",
     make: (message, cause) =>
       new StoreUnavailable(`a concurrent change got in the way; try again (${message})`, { cause }),

@@ -1,3 +1,4 @@
+import { errorSummary } from "@whilly/core";
 import type { EventSink, Logger, WorkCoordinator } from "../app/deps.js";
 import type { Store } from "../store/store.js";
 import { offlineEvents, plansWithReleases, runSweep, type SweepResult } from "./run-sweep.js";
@@ -73,7 +74,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     try {
       await sweepOnce();
     } catch (error) {
-      log?.("error", "sweep.failed", { error: error instanceof Error ? error.message : String(error) });
+      log?.("error", "sweep.failed", { error: errorSummary(error) });
     }
     if (!stopped) timer = setTimeout(tick, options.intervalMs);
   };

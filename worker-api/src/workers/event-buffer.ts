@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { errorSummary } from "@whilly/core";
 import { flushRetryDelayMs } from "../events-buffer/batcher.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { openNeonStore } from "../store/open/neon.js";
@@ -59,7 +60,7 @@ export class EventBuffer extends DurableObject {
       log("warn", "event_buffer.flush_failed", {
         failures: this.#failures,
         retryInMs: delayMs,
-        error: String(error),
+        error: errorSummary(error),
       });
       await this.ctx.storage.setAlarm(Date.now() + delayMs);
     }

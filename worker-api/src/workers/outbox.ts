@@ -1,3 +1,4 @@
+import { errorSummary } from "@whilly/core";
 import type { EventSink, Logger, WorkCoordinator } from "../app/deps.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { bufferEvents, type DurableBindings, parkClaim, wakePlans } from "./durable.js";
@@ -55,7 +56,7 @@ export class Outbox {
     if (plans.size > 0) {
       ctx.waitUntil(
         wakePlans(this.bindings, plans).catch((error: unknown) =>
-          log("warn", "coordinator.notify_failed", { plans: [...plans], error: String(error) }),
+          log("warn", "coordinator.notify_failed", { plans: [...plans], error: errorSummary(error) }),
         ),
       );
     }
@@ -63,7 +64,7 @@ export class Outbox {
     for (const drop of drops) ctx.waitUntil(drop().catch(() => {}));
     if (events.length > 0) {
       await bufferEvents(this.bindings, events).catch((error: unknown) =>
-        log("error", "event_buffer.append_failed", { events: events.length, error: String(error) }),
+        log("error", "event_buffer.append_failed", { events: events.length, error: errorSummary(error) }),
       );
     }
   }

@@ -1,4 +1,4 @@
-import { WhillyError } from "@whilly/core";
+import { errorSummary, WhillyError } from "@whilly/core";
 import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
 
@@ -19,7 +19,7 @@ export function healthRoutes(deps: AppDeps) {
       );
       return c.json({ status: "ok" as const });
     } catch (error) {
-      deps.log?.("warn", "health.database_unavailable", { error: String(error) });
+      deps.log?.("warn", "health.database_unavailable", { error: errorSummary(error) });
       const kind =
         error instanceof WhillyError ? error.code : error instanceof HealthTimeout ? "timeout" : "error";
       return c.json(

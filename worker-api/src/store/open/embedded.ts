@@ -5,10 +5,10 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
-import { translateError } from "../errors.js";
 import { applyMigrations } from "../migrate.js";
 import { pgliteReadyListener } from "../ready/listen-pglite.js";
 import type { Store } from "../store.js";
+import { openFailure } from "./open-failure.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
 
 /**
@@ -17,6 +17,9 @@ import { acquireStoreLock, type StoreLock } from "./store-lock.js";
  * until `close()` (see {@link acquireStoreLock}). A new directory takes seconds to initialise and
  * PGlite holds some 350 MB, so open it once per command.
  * @throws {StoreLocked} when another live process has it open.
+ * @throws {ConfigurationError} when Postgres cannot start on the directory's files (unreadable,
+ *   read-only, damaged, not a store); a file system fault as a Node-shaped system error
+ *   (`code`, `path`), see {@link openFailure}.
  */
 export async function openEmbeddedStore(dataDir: string): Promise<Store> {
   const lock = acquireStoreLock(dataDir);
@@ -25,7 +28,7 @@ export async function openEmbeddedStore(dataDir: string): Promise<Store> {
     return await openPglite(new PGlite(dataDir), lock);
   } catch (error) {
     lock.release();
-    throw translateError(error);
+    throw openFailure(error, dataDir);
   }
 }
 
