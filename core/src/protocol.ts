@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
-import { MAX_INT4 } from "./plan/limits.js";
+import { MAX_INT4, MAX_NESTING } from "./plan/limits.js";
 import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
 
 /**
@@ -70,6 +70,39 @@ const cost = z
   })
   .describe(`USD from ${COST_USD_RANGE}, a JSON number or decimal string; six decimals kept`);
 
+/**
+ * How deeply `value` nests arrays and objects (a scalar is 0, `{}` is 1), counted without recursion
+ * and only up to `limit + 1`: a body of any depth is measured without overflowing the stack.
+ */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number];
+    if (typeof item !== "object" || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * A free-form JSON object from a worker (an attempt's `detail`), nested at most {@link MAX_NESTING}
+ * levels deep as a plan's extra fields are: zod's JSON check, the store and the audit log all recurse,
+ * so a deeper value would overflow the stack (a 500) instead of being refused (a 422 naming the field).
+ */
+const jsonObject = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (nestingDepth(value, MAX_NESTING) > MAX_NESTING) {
+      ctx.addIssue({ code: "custom", message: `nested more than ${MAX_NESTING} levels deep`, abort: true });
+    }
+  })
+  .pipe(z.record(z.string(), z.json()))
+  // The pipe's input is `unknown`, which OpenAPI would show as any value: say what is accepted.
+  .meta({ type: "object", description: `a JSON object, nested at most ${MAX_NESTING} levels deep` });
+
 /** `POST /tasks/{id}/start` body. */
 export const startRequestSchema = z.strictObject({ ...fence });
 export type StartRequest = z.infer<typeof startRequestSchema>;
@@ -78,7 +111,7 @@ export type StartRequest = z.infer<typeof startRequestSchema>;
 export const completeRequestSchema = z.strictObject({
   ...fence,
   cost_usd: cost.nullable().optional(),
-  detail: z.record(z.string(), z.json()).optional(),
+  detail: jsonObject.optional(),
 });
 export type CompleteRequest = z.infer<typeof completeRequestSchema>;
 
@@ -87,7 +120,7 @@ export const failRequestSchema = z.strictObject({
   ...fence,
   reason: z.string().min(1).max(2048),
   cost_usd: cost.nullable().optional(),
-  detail: z.record(z.string(), z.json()).optional(),
+  detail: jsonObject.optional(),
 });
 export type FailRequest = z.infer<typeof failRequestSchema>;
 
