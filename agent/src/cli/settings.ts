@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, checkControlUrl } from "@whilly/core";
 import { z } from "zod";
 import {
   type ClaudeSettings,
@@ -157,16 +157,13 @@ export function requiredSetting(
 
 /**
  * The control plane's URL from `--connect` (or `WHILLY_CONTROL_URL`), without trailing slashes.
- * @throws {ConfigurationError} unless it is an http(s) URL.
+ * @throws {ConfigurationError} unless it is an http(s) URL without credentials, query or fragment
+ *   ({@link checkControlUrl}); the message never shows a password.
  */
 export function parseControlUrl(value: string): string {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new ConfigurationError(`--connect (WHILLY_CONTROL_URL) must be an http(s) URL; got '${value}'`, {
-      hint: "e.g. --connect http://127.0.0.1:8000",
-    });
-  }
-  return value.replace(/\/+$/, "");
+  const checked = checkControlUrl(value);
+  if (checked.ok) return checked.url;
+  throw new ConfigurationError(`--connect (WHILLY_CONTROL_URL) ${checked.problem}`, { hint: checked.hint });
 }
 
 function resolveWorkerId(

@@ -1,4 +1,5 @@
 import { hostname as machineName } from "node:os";
+import { checkControlUrl } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
@@ -62,18 +63,14 @@ function given(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-/** @throws {UsageError} unless `text` is an http(s) URL. */
+/**
+ * @throws {UsageError} unless `text` is an http(s) URL without credentials, query or fragment, as
+ * whilly-worker checks it ({@link checkControlUrl}); the message never shows a password.
+ */
 function parseControlUrl(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
+  const checked = checkControlUrl(text);
+  if (!checked.ok) {
+    throw new UsageError(`--connect (WHILLY_CONTROL_URL) ${checked.problem}`, { hint: checked.hint });
   }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new UsageError(`the control-plane URL must be an http:// or https:// URL; got '${text}'`, {
-      hint: "the address whilly server listens on, e.g. --connect http://control-host:8000",
-    });
-  }
-  return url;
+  return new URL(checked.url);
 }

@@ -108,6 +108,17 @@ describe("whilly worker register", () => {
       cwd,
     });
     expect(badUrl.code).toBe(2);
+
+    // The same URLs whilly-worker refuses: credentials (never shown) and a query.
+    const withPassword = server.url.replace("http://", "http://user:s3cret-pw@");
+    for (const url of [withPassword, `${server.url}/?q=1`]) {
+      const refused = await runCli(["worker", "register", "--connect", url, "--bootstrap-token", BOOTSTRAP], {
+        cwd,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/^error: --connect \(WHILLY_CONTROL_URL\) must not /);
+      expect(refused.err).not.toContain("s3cret-pw");
+    }
     expect(await store.listWorkers()).toEqual([]);
   });
 
