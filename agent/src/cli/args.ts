@@ -61,7 +61,41 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+  return parseArgs({
+    args: joinNegativeValues(argv, OPTIONS),
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+/**
+ * Joins `--flag -5` into `--flag=-5` for the string flags in `options`. Node's parseArgs takes a value
+ * starting with `-` only in the `=` form and otherwise says the flag's `argument is ambiguous`; a
+ * negative number (`-1`, `-5s`, `-.5`) is a value, so the flag's own check can say what range it takes.
+ */
+export function joinNegativeValues(
+  argv: readonly string[],
+  options: Readonly<Record<string, { readonly type: "string" | "boolean" }>>,
+): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    const next = argv[index + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    if (
+      name !== undefined &&
+      options[name]?.type === "string" &&
+      next !== undefined &&
+      /^-\.?\d/.test(next)
+    ) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
 }
 
 /** Node's messages carry a second line of advice about `--`; the first says what is wrong. */

@@ -2,6 +2,7 @@ import { hostname as machineName } from "node:os";
 import { parseArgs } from "node:util";
 import { ConfigurationError, InvalidInput } from "@whilly/core";
 import { registerWorker } from "../client/register.js";
+import { joinNegativeValues } from "./args.js";
 import { REGISTER_HELP } from "./help.js";
 import type { WorkerIo } from "./io.js";
 import { reportWorkerError, WORKER_EXIT } from "./report.js";
@@ -109,7 +110,12 @@ export async function registerMain(
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+  return parseArgs({
+    args: joinNegativeValues(argv, OPTIONS),
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
 }
 
 /** A non-blank value, trimmed; `undefined` otherwise. */

@@ -97,6 +97,21 @@ describe("parseWorkerSettings", () => {
     expect(parse([...required, "--worker-id", "w-1"]).workerIdFrom).toBe("flag");
   });
 
+  it("words a negative value by the flag's range, as --flag -5 and as --flag=-5", () => {
+    for (const [flag, value, words] of [
+      ["--retry-budget", "-5s", "--retry-budget"],
+      ["--max-iterations", "-1", "--max-iterations"],
+      ["--heartbeat-interval", "-2", "--heartbeat-interval"],
+      ["--task-timeout", "-5m", "--task-timeout"],
+    ] as const) {
+      const spaced = problem([...required, flag, value]);
+      expect(spaced.message).toContain(words);
+      expect(spaced.message).not.toContain("ambiguous");
+      expect(problem([...required, `${flag}=${value}`]).message).toBe(spaced.message);
+    }
+    expect(problem([...required, "--max-iterations", "-1"]).message).toMatch(/^--max-iterations must be a whole number/);
+  });
+
   it("checks values: URL scheme, heartbeat seconds, iterations, task timeout, Claude settings", () => {
     expect(problem(["--connect", "cp:8000", "--token", "t", "--plan", "p"]).message).toContain("http(s) URL");
     expect(problem([...required, "--heartbeat-interval", "0"]).message).toContain("--heartbeat-interval");

@@ -253,6 +253,28 @@ describe("runWorkerLoop", () => {
     expect(events.filter((e) => e.kind === "lost")).toEqual([]);
   });
 
+  it("on a stop while the result cannot be sent, says the task was not handed back, not that it was lost", async () => {
+    const down = new TransportError("cannot reach the control plane at http://cp", undefined);
+    const { client } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      heartbeat: [{ ok: true }],
+    });
+    const stop = new AbortController();
+    let reports = 0;
+    client.complete = async () => {
+      if (++reports === 2) stop.abort();
+      throw down;
+    };
+    const { options, events } = loopOptions(client, { stopSignal: stop.signal });
+    const stats = await runWorkerLoop(options);
+    expect(stats).toMatchObject({ completed: 0, lost: 0 });
+    expect(events.filter((e) => e.kind === "lost")).toEqual([]);
+    expect(events.filter((e) => e.kind === "release_failed")).toMatchObject([
+      { task: { id: "T-1" }, error: down },
+    ]);
+  });
+
   it("abandons a parked claim when stopped", async () => {
     const { client, count } = scriptedClient({ claim: ["park"], heartbeat: [{ ok: true }] });
     const stop = new AbortController();

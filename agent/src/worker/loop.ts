@@ -199,9 +199,14 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       return true;
     } catch (error) {
       if (alreadyMoved(error, task, attempt.ok ? "DONE" : "FAILED")) return true;
-      // Stopping while the control plane is unreachable: the lease runs out and the task is re-run.
-      if (!isLeaseLost(error) && !stopSignal.aborted) throw error;
-      lose(task, asError(error), false);
+      if (isLeaseLost(error)) {
+        lose(task, asError(error), false);
+        return false;
+      }
+      if (!stopSignal.aborted) throw error;
+      // Stopping while the control plane is unreachable: the lease is not lost, only not handed back;
+      // it runs out and the task is run again.
+      emit({ kind: "release_failed", task, error: asError(error) });
       return false;
     }
   }

@@ -46,29 +46,55 @@ describe("withRetry", () => {
     expect(calls).toBe(2);
   });
 
-  it("gives up once the next wait would pass the budget, with the last error as cause", async () => {
+  it("cuts the last wait to the time left, then gives up with the last error as cause", async () => {
     let clock = 0;
     let calls = 0;
     const down = new TransportError("cannot reach the control plane", undefined);
+    const waits: number[] = [];
     const error = await withRetry(
       async () => {
         calls++;
         throw down;
       },
       {
-        backoff: { initialMs: 1, maxMs: 4 },
-        budgetMs: 10,
+        backoff: { initialMs: 10, maxMs: 40 },
+        budgetMs: 25,
         random: () => 1,
         now: () => clock,
-        onRetry: (_e, ms) => (clock += ms),
+        onRetry: (_e, ms) => {
+          waits.push(ms);
+          clock += ms;
+        },
       },
     ).catch((e: unknown) => e);
-    // Waits of 1, 2 and 4 fit in 10; a fourth failure at 7 would wait until 11.
-    expect(calls).toBe(4);
+    // Waits of 10 ms, then 20 ms cut to the 15 ms left: the whole budget is used, the last try at 25.
+    expect(waits).toEqual([10, 15]);
+    expect(calls).toBe(3);
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({ retryable: false, cause: down });
-    expect((error as Error).message).toMatch(
-      /^cannot reach the control plane \(gave up after 4 attempts in 0 s; retry budget 0 s\)$/,
+    expect((error as Error).message).toBe(
+      "cannot reach the control plane (gave up after 3 attempts in 0 s; retry budget 0 s)",
     );
+  });
+
+  it("never waits past the budget: a 40 ms backoff with 25 ms left waits 25 ms", async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    await withRetry(
+      async () => {
+        throw new TransportError("down", undefined);
+      },
+      {
+        backoff: { initialMs: 40, maxMs: 40 },
+        budgetMs: 25,
+        random: () => 1,
+        now: () => clock,
+        onRetry: (_e, ms) => {
+          waits.push(ms);
+          clock += ms;
+        },
+      },
+    ).catch(() => undefined);
+    expect(waits).toEqual([25]);
   });
 });

@@ -11,7 +11,8 @@ export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
  * full jitter. Non-retryable errors are thrown at once.
  * @param options.signal stops retrying; the last error is thrown.
  * @param options.budgetMs how long (ms, from the first failure) retrying may go on; unbounded when
- *   undefined. A retry whose wait would end past the budget is not made.
+ *   undefined. A wait that would end past the budget is cut to end with it; a failure once the budget
+ *   is spent is the last.
  * @param options.onRetry told of each retry and its delay.
  * @throws {TransportError} not retryable, wrapping the last error, when the budget runs out.
  */
@@ -39,11 +40,12 @@ export async function withRetry<T>(
       const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 20));
       const delayMs = Math.round(ceiling / 2 + (random() * ceiling) / 2);
       const elapsedMs = now() - firstFailureAt;
-      if (options.budgetMs !== undefined && elapsedMs + delayMs > options.budgetMs) {
-        throw exhausted(error, attempt + 1, elapsedMs, options.budgetMs);
-      }
-      options.onRetry?.(error, delayMs);
-      await sleep(delayMs, options.signal);
+      const leftMs = options.budgetMs === undefined ? Number.POSITIVE_INFINITY : options.budgetMs - elapsedMs;
+      if (leftMs <= 0) throw exhausted(error, attempt + 1, elapsedMs, options.budgetMs as number);
+      // The last wait is cut to the time left, so the last try comes when the budget ends, not early.
+      const waitMs = Math.min(delayMs, leftMs);
+      options.onRetry?.(error, waitMs);
+      await sleep(waitMs, options.signal);
     }
   }
 }

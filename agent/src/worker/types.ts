@@ -46,7 +46,10 @@ export type ProgressEvent =
       readonly error: Error;
       readonly beforeStart: boolean;
     }
-  /** Handing `task` back on a stop was refused or unanswered; no result existed, none was dropped. */
+  /**
+   * Handing `task` back on a stop (with its result, when the agent had finished) was refused or
+   * unanswered. The lease was not lost: it runs out and the task is run again.
+   */
   | { readonly kind: "release_failed"; readonly task: TaskPayload; readonly error: Error }
   | { readonly kind: "retrying"; readonly what: string; readonly delayMs: number; readonly error: Error }
   | { readonly kind: "heartbeat_failed"; readonly error: Error };
