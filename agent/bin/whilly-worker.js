@@ -1,8 +1,9 @@
 #!/usr/bin/env node
+import { terminalSafe } from "../dist/cli/io.js";
 import { workerMain } from "../dist/cli/main.js";
 import { reportUncaughtWorkerError } from "../dist/cli/report.js";
 
-const processIo = { err: process.stderr };
+const processIo = { err: terminalSafe(process.stderr) };
 
 // A reader that stops early closes the pipe; the worker still finishes its work. Any other failure to
 // write standard output (a full disk under `> file`) is said once on stderr and makes the exit code 1:

@@ -1,3 +1,5 @@
+import { terminalText } from "@whilly/core";
+
 /** A writable text stream, as `process.stderr` is. */
 export type WorkerOut = { write(text: string): unknown };
 
@@ -16,3 +18,18 @@ export type WorkerIo = {
    */
   readonly interrupt?: AbortSignal | undefined;
 };
+
+/**
+ * A stream that shows every control character written to it as an escape ({@link terminalText}, line
+ * feeds and tabs kept). The worker's lines carry text from servers, agents and its own flags (a
+ * hostname, an error detail), so all of it goes through here and none reaches a terminal raw. Text with
+ * nothing to escape, a token included, passes unchanged; JSON keeps its meaning.
+ */
+export function terminalSafe(stream: WorkerOut): WorkerOut {
+  return { write: (text: string) => stream.write(terminalText(text, "lines")) };
+}
+
+/** `io` with {@link terminalSafe} standard output and error. */
+export function terminalSafeIo(io: WorkerIo): WorkerIo {
+  return { ...io, out: terminalSafe(io.out), err: terminalSafe(io.err) };
+}

@@ -8,7 +8,7 @@ import type { ProgressEvent, RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
 import { WORKER_HELP } from "./help.js";
 import { idleWatch } from "./idle.js";
-import type { WorkerIo } from "./io.js";
+import { terminalSafeIo, type WorkerIo } from "./io.js";
 import { registerMain } from "./register.js";
 import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./report.js";
 import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
@@ -41,9 +41,10 @@ export type WorkerMainOptions = {
  */
 export async function workerMain(
   argv: readonly string[],
-  io: WorkerIo,
+  processIo: WorkerIo,
   options: WorkerMainOptions = {},
 ): Promise<number> {
+  const io = terminalSafeIo(processIo);
   if (argv[0] === "register") return registerMain(argv.slice(1), io, options.makeTransport);
   let settings: WorkerSettings;
   let runAttempt: RunAttempt;
