@@ -37,13 +37,16 @@ function nested(levels: number): string {
   return `${'{"d":'.repeat(levels - 1)}{"d":1}${"}".repeat(levels - 1)}`;
 }
 
+/** The fields of a reply these tests read. */
+type Reply = { task: { version: number }; error_code: string; detail: string };
+
 async function post(path: string, body: string) {
   const response = await app().request(path, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body,
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as Reply };
 }
 
 async function claim(): Promise<number> {
