@@ -109,7 +109,9 @@ describe("parseWorkerSettings", () => {
       expect(spaced.message).not.toContain("ambiguous");
       expect(problem([...required, `${flag}=${value}`]).message).toBe(spaced.message);
     }
-    expect(problem([...required, "--max-iterations", "-1"]).message).toMatch(/^--max-iterations must be a whole number/);
+    expect(problem([...required, "--max-iterations", "-1"]).message).toMatch(
+      /^--max-iterations must be a whole number/,
+    );
   });
 
   it("checks values: URL scheme, heartbeat seconds, iterations, task timeout, Claude settings", () => {
