@@ -86,7 +86,7 @@ describe("usage errors carry their own hint", () => {
     );
     expect(result.code).toBe(1);
     expect(lines(result)).toEqual([
-      expect.stringMatching(/^error: cannot reach the control plane at http:\/\/127\.0\.0\.1:9: /),
+      expect.stringMatching(/^error: cannot reach the control plane at http:\/\/127\.0\.0\.1:9\/whilly: /),
       "hint: check the URL, and that whilly server runs there and is reachable from this machine (curl http://127.0.0.1:9/whilly/health)",
     ]);
   });

@@ -38,6 +38,7 @@ export async function registerWorker(input: {
       : describeFetchError(cause);
     throw new TransportError(`cannot reach the control plane at ${input.baseUrl}: ${why}`, undefined, {
       cause,
+      hint: `check the URL, and that whilly server runs there and is reachable from this machine (curl ${input.baseUrl}/health)`,
     });
   }
   const text = await response.text();
@@ -53,6 +54,7 @@ export async function registerWorker(input: {
       response.status,
       {
         retryable: response.status >= 500,
+        hint: `check that ${input.baseUrl} is a whilly control plane (whilly server); its log says why it failed`,
       },
     );
   }
@@ -60,6 +62,7 @@ export async function registerWorker(input: {
   if (!parsed.success) {
     throw new TransportError(`the control plane at ${input.baseUrl} answered an unexpected body`, 201, {
       retryable: false,
+      hint: `check that ${input.baseUrl} is a whilly control plane (whilly server) of this version`,
     });
   }
   return parsed.data;

@@ -1,9 +1,9 @@
 import { hostname as machineName } from "node:os";
+import { registerWorker } from "@whilly/agent";
 import { checkControlUrl } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
-import { requestRegistration } from "./register-client.js";
 
 /**
  * `whilly worker register`: registers a worker with a control plane and prints its bearer. stdout holds
@@ -45,8 +45,9 @@ export function registerCommand(y: Argv, ctx: CliContext): Argv {
         );
       }
       const hostname = given(args.hostname) ?? machineName();
-      const { worker_id, token } = await requestRegistration({
-        controlUrl,
+      const { worker_id, token } = await registerWorker({
+        baseUrl: controlUrl,
+        fetch: (url, init) => fetch(url, init),
         bootstrapToken,
         hostname,
         signal: ctx.io.interrupt,
@@ -64,13 +65,14 @@ function given(value: string | undefined): string | undefined {
 }
 
 /**
+ * @returns the URL without trailing slashes.
  * @throws {UsageError} unless `text` is an http(s) URL without credentials, query or fragment, as
  * whilly-worker checks it ({@link checkControlUrl}); the message never shows a password.
  */
-function parseControlUrl(text: string): URL {
+function parseControlUrl(text: string): string {
   const checked = checkControlUrl(text);
   if (!checked.ok) {
     throw new UsageError(`--connect (WHILLY_CONTROL_URL) ${checked.problem}`, { hint: checked.hint });
   }
-  return new URL(checked.url);
+  return checked.url;
 }
