@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InvalidInput, type PlanSpec, parsePlanFile } from "@whilly/core";
@@ -10,9 +11,9 @@ import { describeSystemError } from "./system-error.js";
  *   a directory, permission denied). @throws {PlanInvalid} listing every problem.
  */
 export async function readPlanFile(path: string, cwd: string): Promise<PlanSpec> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(resolve(cwd, path), "utf8");
+    bytes = await readFile(resolve(cwd, path));
   } catch (cause) {
     const system = describeSystemError(cause, `plan file '${path}'`);
     if (system === undefined) throw cause;
@@ -21,5 +22,25 @@ export async function readPlanFile(path: string, cwd: string): Promise<PlanSpec>
       cause,
     });
   }
-  return parsePlanFile(text, path);
+  return parsePlanFile(decodeUtf8(bytes, path), path);
+}
+
+/**
+ * The file's text. Decoding other encodings as UTF-8 would turn their bytes into U+FFFD silently and
+ * store the damage, so a file that is not UTF-8 is refused, pointing at the first bad byte.
+ * @throws {InvalidInput} when `bytes` is not valid UTF-8.
+ */
+function decodeUtf8(bytes: Buffer, path: string): string {
+  const text = bytes.toString("utf8");
+  if (isUtf8(bytes)) return text;
+  const at = text.indexOf("\uFFFD");
+  const before = text.slice(0, Math.max(at, 0)).split("\n");
+  const where = `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+  throw new InvalidInput(
+    "file",
+    `plan file '${path}' is not UTF-8 text (first bad byte at or before ${where})`,
+    {
+      hint: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 '${path}' > tasks.utf8.json`,
+    },
+  );
 }
