@@ -41,6 +41,23 @@ describe("parseClaudeSettings", () => {
     },
   );
 
+  it.each(["maybe", "2", "ye s"])(
+    "WHILLY_CLAUDE_SAFE=%j is refused, naming the variable and its words",
+    (v) => {
+      let thrown: unknown;
+      try {
+        parseClaudeSettings({ WHILLY_CLAUDE_SAFE: v }, user);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect(thrown).toMatchObject({
+        message: `WHILLY_CLAUDE_SAFE must be 1, true or yes (safe mode on) or 0, false or no (off); got '${v}'`,
+        hint: "e.g. WHILLY_CLAUDE_SAFE=1, or unset it",
+      });
+    },
+  );
+
   it.each(["0", "no", "false", ""])("WHILLY_CLAUDE_SAFE=%j is not safe mode", (v) => {
     expect(parseClaudeSettings({ WHILLY_CLAUDE_SAFE: v }, user).safe).toBe(false);
   });

@@ -63,6 +63,7 @@ export type ClaudeSettings = {
 export const DEFAULT_KILL_GRACE_MS = 5000;
 
 const TRUE_WORDS = new Set(["1", "true", "yes"]);
+const FALSE_WORDS = new Set(["0", "false", "no", ""]);
 
 const optionalText = z
   .string()
@@ -103,7 +104,15 @@ export function parseClaudeSettings(
   const maxTurns = v.WHILLY_CLAUDE_MAX_TURNS;
   const killGrace = v.WHILLY_CLAUDE_KILL_GRACE_MS;
   const isRoot = host.isRoot ?? process.getuid?.() === 0;
-  const safe = v.WHILLY_CLAUDE_SAFE !== undefined && TRUE_WORDS.has(v.WHILLY_CLAUDE_SAFE.toLowerCase());
+  const safeWord = v.WHILLY_CLAUDE_SAFE?.trim().toLowerCase();
+  // A typo here would silently leave safe mode off, the less cautious choice, so only known words count.
+  if (safeWord !== undefined && !TRUE_WORDS.has(safeWord) && !FALSE_WORDS.has(safeWord)) {
+    throw new ConfigurationError(
+      `WHILLY_CLAUDE_SAFE must be 1, true or yes (safe mode on) or 0, false or no (off); got '${v.WHILLY_CLAUDE_SAFE}'`,
+      { hint: "e.g. WHILLY_CLAUDE_SAFE=1, or unset it" },
+    );
+  }
+  const safe = safeWord !== undefined && TRUE_WORDS.has(safeWord);
   // Claude Code compares IS_SANDBOX with "1" exactly; "yes" or "true" do not count there, so not here.
   const sandbox = v.IS_SANDBOX === "1";
   const permissions: ClaudePermissions = safe ? "accept-edits" : isRoot && !sandbox ? "allowlist" : "skip";
