@@ -129,7 +129,7 @@ describe("whilly-worker meeting faults of its environment", () => {
       await runWorker([], { env: { CLAUDE_BIN: "bin/claude" } }),
       2,
       `CLAUDE_BIN: cannot look at ${join(scratch, "bin/claude")}: no such file or directory (ENOENT)`,
-      `check the path (a relative one is taken from --workdir), ${choose}`,
+      `check the path (a relative one is taken from the agent's working directory, ${scratch}), ${choose}`,
     );
     expectOneError(
       await runWorker([], { env: { CLAUDE_BIN: "claude-not-installed", PATH: `${scratch}:/usr/bin:/bin` } }),

@@ -30,7 +30,7 @@ export function checkAgentBin(
         hint: `name the program itself, ${CHOOSE}`,
       });
     }
-    if (problem !== undefined) throw systemProblem(path, problem);
+    if (problem !== undefined) throw systemProblem(path, problem, cwd);
     return;
   }
   const searched = env.PATH ?? DEFAULT_PATH;
@@ -54,13 +54,13 @@ function programProblem(path: string): "directory" | { readonly error: unknown }
   }
 }
 
-function systemProblem(path: string, problem: { readonly error: unknown }): unknown {
+function systemProblem(path: string, problem: { readonly error: unknown }, cwd: string): unknown {
   const system = describeSystemError(problem.error);
   if (system === undefined) return problem.error;
   const { code, syscall } = problem.error as { code?: string; syscall?: string };
   const hint =
     code === "ENOENT"
-      ? `check the path (a relative one is taken from --workdir), ${CHOOSE}`
+      ? `check the path (a relative one is taken from the agent's working directory, ${cwd}), ${CHOOSE}`
       : code === "EACCES" && syscall === "access"
         ? `make it executable (chmod +x ${path}), ${CHOOSE}`
         : `${system.hint}; ${CHOOSE}`;
