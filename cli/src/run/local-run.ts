@@ -4,6 +4,7 @@ import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@w
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../exit-codes.js";
+import { importProgress } from "../import-progress.js";
 import { printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
 import { progressPrinter } from "./progress.js";
@@ -125,7 +126,7 @@ async function loadPlan(
     if (!plan) throw new PlanNotFound(planId ?? "");
     return plan;
   }
-  const result = await store.importPlan(spec);
+  const result = await store.importPlan(spec, importProgress(ctx.io, spec.id));
   if (!result.planCreated) {
     ctx.io.err.write(`whilly run: resuming stored plan '${spec.id}'\n`);
     if (result.changed.length > 0) {

@@ -48,6 +48,11 @@ export type FinishResult = {
   readonly budgetExceeded: boolean;
 };
 
+/** Options of `TaskStore.importPlan`. */
+export type ImportOptions = {
+  readonly onProgress?: ((stored: number, total: number) => void) | undefined;
+};
+
 /**
  * The task-queue port: every read and write whilly makes to Postgres. The store in `worker-api`
  * implements it on PGlite, node-postgres and the Neon driver alike; one contract suite tests it.
@@ -77,8 +82,12 @@ export interface TaskStore {
     budgetMicroUsd: MicroUsd | undefined,
   ): Promise<{ before: PlanRecord; plan: PlanRecord }>;
 
-  /** Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`. */
-  importPlan(plan: PlanSpec): Promise<ImportResult>;
+  /**
+   * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`.
+   * @param options.onProgress called as the new tasks are written: tasks stored so far, and how many
+   *   are new. A large plan takes seconds; this is what a command shows meanwhile.
+   */
+  importPlan(plan: PlanSpec, options?: ImportOptions): Promise<ImportResult>;
 
   /** @returns the plan, or `undefined` when no plan has this id. */
   getPlan(planId: string): Promise<PlanRecord | undefined>;

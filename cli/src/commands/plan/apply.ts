@@ -1,6 +1,7 @@
 import { EVENT_TYPES, evaluateGate, type PlanSpec, VersionConflict } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
+import { importProgress } from "../../import-progress.js";
 import { printWarning } from "../../io.js";
 import { readPlanFile } from "../../plan-file.js";
 import { describeImport, importJson, warnAboutImport } from "./import.js";
@@ -25,7 +26,7 @@ export function applyCommand(y: Argv, ctx: CliContext): Argv {
     async (args) => {
       const plan = await readPlanFile(args.file, ctx.io.cwd);
       const store = await ctx.store();
-      const result = await store.importPlan(plan);
+      const result = await store.importPlan(plan, importProgress(ctx.io, plan.id));
       warnAboutImport(ctx, result);
       const { warned, skipped } = await gatePlan(ctx, plan, args.strict);
       await store.appendEvent({

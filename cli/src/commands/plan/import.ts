@@ -1,6 +1,7 @@
 import type { ImportResult } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
+import { importProgress } from "../../import-progress.js";
 import { printWarning } from "../../io.js";
 import { readPlanFile } from "../../plan-file.js";
 
@@ -20,7 +21,7 @@ export function importCommand(y: Argv, ctx: CliContext): Argv {
     async (args) => {
       const plan = await readPlanFile(args.file, ctx.io.cwd);
       const store = await ctx.store();
-      const result = await store.importPlan(plan);
+      const result = await store.importPlan(plan, importProgress(ctx.io, plan.id));
       warnAboutImport(ctx, result);
       if (args.json) ctx.io.out.write(`${JSON.stringify(importJson(result), null, 2)}\n`);
       else ctx.io.out.write(`${describeImport("imported", result, plan.tasks.length)}\n`);

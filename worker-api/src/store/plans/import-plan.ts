@@ -1,6 +1,7 @@
 import {
   allowedFrom,
   EVENT_TYPES,
+  type ImportOptions,
   type ImportResult,
   PlanInvalid,
   type PlanIssue,
@@ -35,7 +36,7 @@ const EDGE_BATCH = 5000;
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
  * @throws {InvalidInput} for text Postgres cannot store (named by field).
  */
-export async function importPlan(tx: Db, plan: PlanSpec): Promise<ImportResult> {
+export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions = {}): Promise<ImportResult> {
   assertPlanStorable(plan);
   const [inserted] = await tx
     .insert(plans)
@@ -58,7 +59,7 @@ export async function importPlan(tx: Db, plan: PlanSpec): Promise<ImportResult> 
   for (const task of fresh) statusOf.set(task.id, initialStatus(task));
   assertDependenciesKnown(plan, fresh, statusOf);
 
-  await insertTasks(tx, plan.id, fresh, statusOf);
+  await insertTasks(tx, plan.id, fresh, statusOf, options.onProgress);
   if (fresh.some((task) => isReady(task, statusOf))) await signalReady(tx, [plan.id]);
   await insertEvents(
     tx,
@@ -96,6 +97,7 @@ async function insertTasks(
   planId: string,
   fresh: readonly TaskSpec[],
   statusOf: ReadonlyMap<string, TaskStatus>,
+  onProgress: ImportOptions["onProgress"],
 ): Promise<void> {
   const rows = fresh.map((task) => ({
     planId,
@@ -114,6 +116,7 @@ async function insertTasks(
   }));
   for (let i = 0; i < rows.length; i += TASK_BATCH) {
     await tx.insert(tasks).values(rows.slice(i, i + TASK_BATCH));
+    onProgress?.(Math.min(i + TASK_BATCH, rows.length), rows.length);
   }
   const edges = fresh.flatMap((task) =>
     uniqueDeps(task).map((dep) => ({ planId, taskId: task.id, dependsOn: dep })),
