@@ -163,7 +163,7 @@ export type BinProcess = {
  */
 export function spawnBin(
   argv: readonly string[],
-  options: { cwd: string; env: Record<string, string | undefined> },
+  options: { cwd: string; env: Record<string, string | undefined>; uid?: number | undefined },
 ): BinProcess {
   if (!existsSync(join(ROOT, "cli", "dist", "main.js"))) {
     throw new Error("cli/dist/main.js is missing: build first (npx tsc -b)");
@@ -172,6 +172,7 @@ export function spawnBin(
     cwd: options.cwd,
     env: definedOnly(options.env),
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   let out = "";
   let err = "";
@@ -187,7 +188,7 @@ export function spawnBin(
 /** Runs the built `whilly` to its end. */
 export function runBin(
   argv: readonly string[],
-  options: { cwd: string; env: Record<string, string | undefined> },
+  options: { cwd: string; env: Record<string, string | undefined>; uid?: number | undefined },
 ): Promise<CliResult & { signal: NodeJS.Signals | null }> {
   return spawnBin(argv, options).done;
 }
