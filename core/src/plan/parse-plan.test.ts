@@ -253,6 +253,13 @@ describe("parse errors name the field and the task", () => {
     ]);
   });
 
+  it("says once that a dependency listed twice is not in the plan", () => {
+    expect(messages({ project: "p", tasks: [task("B", { dependencies: ["Z", "Z"] })] })).toEqual([
+      "task 'B' (tasks[0]): 'dependencies' lists 'Z' more than once",
+      "task 'B' depends on 'Z', which is not in the plan",
+    ]);
+  });
+
   it("prints each cycle as a path, self-loops included", () => {
     const issues = issuesOf(JSON.parse(read("invalid/cycle.tasks.json")));
     expect(issues.map((i) => i.message)).toEqual(["Cycle detected: A → C → B → A", "Cycle detected: D → D"]);

@@ -197,7 +197,8 @@ function checkGraph(parsed: readonly ParsedTask[], issues: IssueList): void {
     if (scope.id === undefined || dependencies === undefined || first.get(scope.id) !== scope) continue;
     graph.push({ id: scope.id, dependencies });
     dependencies.forEach((dep, index) => {
-      if (first.has(dep)) return;
+      // A dependency listed twice is reported as a repeat already; its absence is said once.
+      if (first.has(dep) || dependencies.indexOf(dep) !== index) return;
       issues.raw(
         scope,
         ["dependencies", index],
