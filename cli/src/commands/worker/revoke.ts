@@ -1,11 +1,12 @@
 import { InvalidInput } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
+import { UsageError } from "../../exit-codes.js";
 
 /**
  * `whilly worker revoke ID`: revokes a worker's token in the database this CLI uses (`WHILLY_DATABASE_URL`
  * or the embedded store); its next request gets 401. The worker is marked offline and its tasks go back
- * to `PENDING` at once. Exit 1 for an unknown id.
+ * to `PENDING` at once. Exit 1 for an unknown id, 2 for an empty one.
  */
 export function revokeCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
@@ -17,6 +18,11 @@ export function revokeCommand(y: Argv, ctx: CliContext): Argv {
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
       const workerId = args.worker_id;
+      if (workerId.trim() === "") {
+        throw new UsageError("<worker_id> must not be empty", {
+          hint: "whilly worker revoke <worker_id>, with the id `whilly worker register` printed",
+        });
+      }
       const store = await ctx.store({ mustExist: true });
       const result = await store.revokeWorker(workerId);
       if (!result.found) {

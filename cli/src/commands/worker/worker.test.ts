@@ -186,6 +186,15 @@ describe.skipIf(!postgresAvailable())("whilly worker revoke (Postgres)", () => {
     expect(JSON.parse(again.out)).toEqual({ worker_id, revoked: false, released: [] });
   });
 
+  it("exits 2 for an empty worker id, before touching the store", async () => {
+    const result = await runCli(["worker", "revoke", " "], { cwd, env });
+    expect(result).toEqual({
+      code: 2,
+      out: "",
+      err: "error: <worker_id> must not be empty\nhint: whilly worker revoke <worker_id>, with the id `whilly worker register` printed\n",
+    });
+  });
+
   it("exits 1 for an unknown worker id", async () => {
     const result = await runCli(["worker", "revoke", "w-nobody"], { cwd, env });
     expect(result.code).toBe(1);
