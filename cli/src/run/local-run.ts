@@ -135,6 +135,12 @@ async function loadPlan(
         `the file's tasks differ from the stored plan for ${result.changed.join(", ")}; running the stored tasks (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
       );
     }
+    if (result.planChanged.length > 0) {
+      printWarning(
+        ctx.io,
+        `the file's ${result.planChanged.join(", ")} differ from the stored plan's; running with the stored ones (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
+      );
+    }
   }
   if (result.inserted.length > 0 && !result.planCreated) {
     ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);

@@ -15,6 +15,11 @@ export type ImportResult = {
   readonly changed: readonly string[];
   /** Imported with status `CLAIMED` or `IN_PROGRESS`: stored as `PENDING`, since no worker holds them. */
   readonly demotedToPending: readonly string[];
+  /**
+   * The plan-level fields of the file (`project`, `agent_instructions`, other fields) that differ from
+   * the stored plan, which kept its own; empty for a new plan, or one `plan create` left blank.
+   */
+  readonly planChanged: readonly string[];
 };
 
 /** A plan with its tasks counted by status. */

@@ -95,6 +95,30 @@ describe("whilly plan import", () => {
     expect(again.out).toBe(text);
   });
 
+  it("warns when a re-imported file's project, instructions or other plan fields differ, keeping the stored plan", async () => {
+    const repo = makeRepo(template);
+    const original = { ...JSON.parse(readFileSync(plan("workshop.tasks.json"), "utf8")), plan_id: "ws" };
+    writeFileSync(join(repo, "tasks.json"), JSON.stringify(original));
+    expect((await runCli(["plan", "import", "tasks.json"], { cwd: repo })).code).toBe(0);
+    const same = await runCli(["plan", "import", "tasks.json"], { cwd: repo });
+    expect(same.err).toBe("");
+
+    const edited = {
+      ...original,
+      project: "Renamed",
+      agent_instructions: { before: ["Be brief."] },
+      owner: "x",
+    };
+    writeFileSync(join(repo, "tasks.json"), JSON.stringify(edited));
+    const result = await runCli(["plan", "import", "tasks.json"], { cwd: repo });
+    expect(result.code).toBe(0);
+    expect(result.err).toBe(
+      "warning: plan 'ws' is already stored and the file's project, agent_instructions, other plan fields differ; the stored plan's were kept (whilly plan reset 'ws' --hard --yes, then import again, to replace them)\n",
+    );
+    const shown = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);
+    expect(shown[0].name).toBe(original.project);
+  });
+
   it("reads relative paths from the working directory", async () => {
     const repo = makeRepo(template);
     writeFileSync(join(repo, "tasks.json"), readFileSync(plan("demo.tasks.json")));

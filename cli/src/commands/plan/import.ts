@@ -37,6 +37,12 @@ export function warnAboutImport(ctx: CliContext, result: ImportResult): void {
       `plan '${result.plan.id}' is already stored and the file differs for ${result.changed.length} task(s): ${result.changed.join(", ")}; the stored tasks were kept (whilly plan reset '${result.plan.id}' --hard --yes, then import again, to replace them)`,
     );
   }
+  if (result.planChanged.length > 0) {
+    printWarning(
+      ctx.io,
+      `plan '${result.plan.id}' is already stored and the file's ${result.planChanged.join(", ")} differ; the stored plan's were kept (whilly plan reset '${result.plan.id}' --hard --yes, then import again, to replace them)`,
+    );
+  }
   if (result.demotedToPending.length > 0) {
     printWarning(
       ctx.io,

@@ -19,7 +19,7 @@ import { signalReady } from "../ready/signal-ready.js";
 import { type PlanRow, type TaskRow, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
-import { sameTaskSpec } from "./same-task-spec.js";
+import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 
 /** Rows per INSERT, keeping 20-odd parameters a row well under Postgres's 65,535-parameter limit. */
 const TASK_BATCH = 500;
@@ -49,7 +49,9 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     .onConflictDoNothing({ target: plans.id })
     .returning();
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
-  if (!inserted && isBlank(planRow)) planRow = await fillPlanContext(tx, plan);
+  const filled = !inserted && isBlank(planRow);
+  if (filled) planRow = await fillPlanContext(tx, plan);
+  const planChanged = inserted || filled ? [] : planDifferences(planRow, plan);
 
   const stored = await tx.select().from(tasks).where(eq(tasks.planId, plan.id));
   const storedById = new Map<string, TaskRow>(stored.map((row) => [row.id, row]));
@@ -84,7 +86,17 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     unchanged,
     changed,
     demotedToPending: demoted,
+    planChanged,
   };
+}
+
+/** The file's plan-level fields, by their file names, that say something else than the stored plan. */
+function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
+  const differs: string[] = [];
+  if (row.name !== plan.name) differs.push("project");
+  if (!jsonEqual(row.agentInstructions, copyInstructions(plan))) differs.push("agent_instructions");
+  if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
+  return differs;
 }
 
 /** The status a new task is stored with: a claim in the file has no owner here, so it is released. */
