@@ -2,8 +2,7 @@ import { MAX_NESTING, parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
-import { createApp } from "../app.js";
-import { inProcessAuth } from "../deps.js";
+import { routeHarness } from "../testing/route-harness.js";
 
 // A worker's free-form `detail` over HTTP: a value nested deeper than a plan's extra fields may be is
 // refused with a 422 naming the field, where it used to overflow the stack (a 500).
@@ -25,12 +24,7 @@ beforeEach(async () => {
   await store.importPlan(plan);
 });
 
-const app = () =>
-  createApp({
-    withStore: (use) => use(store),
-    auth: inProcessAuth,
-    settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
-  });
+const { post: postJson } = routeHarness(() => store);
 
 /** `{"d":{"d":...{"d":1}}}` with `levels` objects, written out so no JSON.stringify recursion is needed. */
 function nested(levels: number): string {
@@ -40,13 +34,8 @@ function nested(levels: number): string {
 /** The fields of a reply these tests read. */
 type Reply = { task: { version: number }; error_code: string; detail: string };
 
-async function post(path: string, body: string) {
-  const response = await app().request(path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  return { status: response.status, body: (await response.json()) as Reply };
+async function post(path: string, body: string): Promise<{ status: number; body: Reply }> {
+  return postJson(path, body);
 }
 
 async function claim(): Promise<number> {

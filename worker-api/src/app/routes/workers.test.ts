@@ -2,8 +2,7 @@ import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
-import { createApp } from "../app.js";
-import { type AppDeps, inProcessAuth } from "../deps.js";
+import { routeHarness } from "../testing/route-harness.js";
 
 let fixture: StoreFixture;
 let store: Store;
@@ -21,24 +20,7 @@ beforeEach(async () => {
   await store.importPlan(parsePlanObject({ project: "p", tasks: [task("A"), task("B"), task("C")] }, "test"));
 });
 
-function app(overrides: Partial<AppDeps> = {}) {
-  return createApp({
-    withStore: (use) => use(store),
-    auth: inProcessAuth,
-    settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
-    ...overrides,
-  });
-}
-
-async function post(path: string, body: unknown, a = app()) {
-  const response = await a.request(path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const { app, post } = routeHarness(() => store);
 
 describe("worker routes: heartbeat", () => {
   it("renews the worker's leases on heartbeat and rejects a path/body mismatch", async () => {
