@@ -92,11 +92,26 @@ export function asWorker<T>(
   options?: FirstUse,
 ): Promise<T> {
   return deps.withStore(async (store) => {
-    const caller = await deps.auth.authenticateWorker(c.req.header("authorization"), store);
-    assertActsAs(caller, workerId);
-    if (options?.register) await registerOnFirstUse(deps, store, caller, workerId);
+    await authorize(deps, store, c.req.header("authorization"), workerId, options);
     return use(store);
   });
+}
+
+/**
+ * The full check of a worker request: the credential (stored-hash lookup included), that it may act
+ * as `workerId`, and with `options.register` the first-use registration.
+ * @throws {Unauthorized} @throws {Forbidden}
+ */
+async function authorize(
+  deps: AppDeps,
+  store: Store,
+  authorization: string | undefined,
+  workerId: string,
+  options?: FirstUse,
+): Promise<void> {
+  const caller = await deps.auth.authenticateWorker(authorization, store);
+  assertActsAs(caller, workerId);
+  if (options?.register) await registerOnFirstUse(deps, store, caller, workerId);
 }
 
 /** `register: true` for the routes that need the worker to exist (the claim and the heartbeat). */
@@ -143,21 +158,15 @@ export function asPresentedWorker<T>(
 ): Promise<T> {
   return deps.withStore(async (store) => {
     const authorization = c.req.header("authorization");
-    const authenticate = async () => {
-      const caller = await deps.auth.authenticateWorker(authorization, store);
-      assertActsAs(caller, workerId);
-      return caller;
-    };
     const presented = await deps.auth.presentedWorker?.(authorization);
     if (presented === undefined || presented.workerId !== workerId) {
-      const caller = await authenticate();
-      if (options?.register) await registerOnFirstUse(deps, store, caller, workerId);
+      await authorize(deps, store, authorization, workerId, options);
       return use(store, undefined);
     }
     try {
       return await use(store, { tokenHash: presented.tokenHash });
     } catch (error) {
-      await authenticate();
+      await authorize(deps, store, authorization, workerId);
       // Stored by now after all: the operation changed nothing, so it can run as after a lookup.
       if (error instanceof BearerNotStored) return use(store, undefined);
       throw error;
