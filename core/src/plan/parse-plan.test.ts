@@ -62,6 +62,16 @@ describe("parsePlanFile on the reference plans", () => {
     expect(plan.tasks[3]?.dependencies).toEqual(["DEMO-001", "DEMO-002"]);
   });
 
+  it("imports a plan written in Russian with its text unchanged", () => {
+    const plan = parsePlanFile(read("demo-ru.tasks.json"), "demo-ru.tasks.json");
+    expect(plan.id).toBe("demo-ru");
+    expect(plan.name).toBe("demo (русский)");
+    expect(plan.tasks[0]?.description).toBe(
+      "Создать файл DEMO-HELLO.md с одной строкой 'Hello from Whilly demo!'.",
+    );
+    expect(plan.tasks[1]?.acceptanceCriteria).toContain("В файле есть ровно три bullet'а ('-')");
+  });
+
   it("takes the project title as the plan id when plan_id is absent, spaces and all", () => {
     const plan = parsePlanFile(read("v4-1.tasks.json"), "v4-1.tasks.json");
     expect(plan.id).toBe("Whilly v4.1 — Out-of-scope items from v4.0 release");

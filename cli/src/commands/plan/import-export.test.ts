@@ -22,6 +22,7 @@ describe("whilly plan import", () => {
     const files = readdirSync(plans).filter((f) => f.endsWith(".json"));
     expect(files.sort()).toEqual([
       "demo-parallel.tasks.json",
+      "demo-ru.tasks.json",
       "demo.tasks.json",
       "instructions-in-the-wild.tasks.json",
       "v4-1.tasks.json",
@@ -29,6 +30,7 @@ describe("whilly plan import", () => {
     ]);
     const expected: Record<string, [string, number]> = {
       "demo-parallel.tasks.json": ["parallel", 2],
+      "demo-ru.tasks.json": ["demo-ru", 4],
       "demo.tasks.json": ["demo", 4],
       "instructions-in-the-wild.tasks.json": ["shop-checkout", 2],
       "v4-1.tasks.json": [V41_ID, 31],
