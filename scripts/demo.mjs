@@ -2,6 +2,8 @@
 // The demo: `whilly run examples/demo.tasks.json` on the embedded store, with the real Claude Code CLI
 // (the pinned devDependency) talking to the project's scripted fake of the Anthropic Messages API.
 // No account or network is needed; the model's replies are scripted, so nothing here is real model work.
+// `node scripts/demo.mjs [PLAN] [SCRIPT]` runs another plan and script (docs/fake-model.md), e.g. your own
+// plan with examples/any-plan.script.json, whose default story answers every task.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +16,7 @@ const claude = join(root, "node_modules", ".bin", "claude");
 const fakeDist = join(root, "test", "fake-anthropic", "dist", "index.js");
 const planArg = process.argv[2] ?? "examples/demo.tasks.json";
 const plan = resolve(root, planArg);
+const script = resolve(root, process.argv[3] ?? "test/fixtures/scripts/demo.json");
 
 for (const [path, fix] of [
   [join(root, "cli", "dist", "main.js"), "npm ci (it builds every workspace)"],
@@ -33,7 +36,7 @@ mkdirSync(repo);
 await run("git", ["init", "-q"], { cwd: repo });
 copyFileSync(plan, join(repo, "tasks.json"));
 
-const fake = await startFakeAnthropic({ scriptFile: join(root, "test", "fixtures", "scripts", "demo.json") });
+const fake = await startFakeAnthropic({ scriptFile: script });
 const banner = [
   "┌──────────────────────────────────────────────────────────────────────────────┐",
   "│ whilly demo: the real Claude Code CLI, driven by a SCRIPTED model (no API,   │",

@@ -1,16 +1,22 @@
 import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { InvalidInput, type PlanSpec, parsePlanFile } from "@whilly/core";
+import { InvalidInput, instructionWarnings, type PlanSpec, parsePlanFile } from "@whilly/core";
 import { describeSystemError } from "./system-error.js";
 
 /**
  * Reads and validates a plan file. A relative `path` is taken from `cwd` (the command's working
  * directory, which in-process callers set apart from the process's); messages show `path` as given.
+ * `warn` gets one sentence per thing the file holds that whilly keeps but does not use (an
+ * `agent_instructions` value that is not a list of strings), prefixed with the path.
  * @throws {InvalidInput} when the file cannot be read, saying why in the system's terms (no such file,
  *   a directory, permission denied). @throws {PlanInvalid} listing every problem.
  */
-export async function readPlanFile(path: string, cwd: string): Promise<PlanSpec> {
+export async function readPlanFile(
+  path: string,
+  cwd: string,
+  warn: (message: string) => void,
+): Promise<PlanSpec> {
   let bytes: Buffer;
   try {
     bytes = await readFile(resolve(cwd, path));
@@ -22,7 +28,9 @@ export async function readPlanFile(path: string, cwd: string): Promise<PlanSpec>
       cause,
     });
   }
-  return parsePlanFile(decodeUtf8(bytes, path), path);
+  const plan = parsePlanFile(decodeUtf8(bytes, path), path);
+  for (const message of instructionWarnings(plan.keptInstructions)) warn(`${path}: ${message}`);
+  return plan;
 }
 
 /**

@@ -27,8 +27,12 @@ export type TaskSpec = {
   readonly extra: JsonObject;
 };
 
-/** `agent_instructions` from the plan file: lines put before and after the task in every prompt. */
-export type AgentInstructions = { readonly before: readonly string[]; readonly after: readonly string[] };
+/**
+ * `agent_instructions` from the plan file: lines per key, put into every prompt of the plan. Known keys
+ * place their lines (`before_start`, `before`, `during_work`, `before_finish`, `after`); any other key
+ * becomes a section of its own (docs/plan-format.md).
+ */
+export type AgentInstructions = { readonly [key: string]: readonly string[] };
 
 /** A validated plan file. */
 export type PlanSpec = {
@@ -37,6 +41,8 @@ export type PlanSpec = {
   readonly name: string;
   readonly tasks: readonly TaskSpec[];
   readonly agentInstructions: AgentInstructions;
+  /** `agent_instructions` values that are not lists of strings: kept for export, left out of prompts. */
+  readonly keptInstructions: JsonObject;
   /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
   readonly extra: JsonObject;
 };
@@ -49,6 +55,8 @@ export type PlanRecord = {
   readonly budgetMicroUsd: MicroUsd | undefined;
   readonly spentMicroUsd: MicroUsd;
   readonly agentInstructions: AgentInstructions;
+  /** See {@link PlanSpec.keptInstructions}. */
+  readonly keptInstructions: JsonObject;
   readonly extra: JsonObject;
   readonly createdAt: Date;
 };

@@ -34,7 +34,8 @@ export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 export const planPayloadSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
-  agent_instructions: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+  /** Lines per instruction key (docs/protocol.md); `before` and `after` are always sent. */
+  agent_instructions: z.record(z.string(), z.array(z.string())),
 });
 export type PlanPayload = z.infer<typeof planPayloadSchema>;
 

@@ -37,7 +37,7 @@ export type PlanListResponse = z.infer<typeof planListResponseSchema>;
 export const planDetailResponseSchema = planSummaryPayloadSchema.extend({
   github_issue_ref: z.string().nullable(),
   prd_file: z.string().nullable(),
-  agent_instructions: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+  agent_instructions: z.record(z.string(), z.array(z.string())),
 });
 export type PlanDetailResponse = z.infer<typeof planDetailResponseSchema>;
 

@@ -77,7 +77,7 @@ export const plans = pgTable(
     budgetUsd: money("budget_usd"),
     spentUsd: money("spent_usd").notNull().default("0"),
     agentInstructions: jsonb("agent_instructions")
-      .$type<{ before: string[]; after: string[] }>()
+      .$type<JsonObject>()
       .notNull()
       .default(sql`'{"before": [], "after": []}'::jsonb`),
     /** Top-level plan-file fields whilly does not interpret, kept for export. */

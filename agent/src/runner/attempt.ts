@@ -50,8 +50,7 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
 }
 
 function promptPlan(task: TaskPayload, plan: PlanPayload | null): PromptPlan {
-  if (plan === null)
-    return { id: task.plan_id, name: task.plan_id, agentInstructions: { before: [], after: [] } };
+  if (plan === null) return { id: task.plan_id, name: task.plan_id, agentInstructions: {} };
   return { id: plan.id, name: plan.name, agentInstructions: plan.agent_instructions };
 }
 

@@ -32,7 +32,10 @@ export type LocalRunOptions = {
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
   const { io, settings } = ctx;
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
-  const spec = options.file === undefined ? undefined : await readPlanFile(options.file, io.cwd);
+  const spec =
+    options.file === undefined
+      ? undefined
+      : await readPlanFile(options.file, io.cwd, (m) => printWarning(io, m));
   if (spec !== undefined && options.planId !== undefined && options.planId !== spec.id) {
     throw new UsageError(`--plan '${options.planId}' does not match the file's plan id '${spec.id}'`, {
       hint: `run the file alone (whilly run ${options.file}), or a stored plan with --plan alone`,

@@ -77,18 +77,27 @@ describe("exportPlan", () => {
 `);
   });
 
-  it("writes agent_instructions only when it has lines", () => {
-    const base = { id: "p", name: "p", extra: {} };
+  it("writes agent_instructions only when it has lines or kept values", () => {
+    const base = { id: "p", name: "p", keptInstructions: {}, extra: {} };
     expect(exportPlan({ ...base, agentInstructions: { before: [], after: [] } }, [])).not.toContain(
       "agent_instructions",
     );
     const text = exportPlan({ ...base, agentInstructions: { before: ["read first"], after: [] } }, []);
-    expect(JSON.parse(text).agent_instructions).toEqual({ after: [], before: ["read first"] });
+    expect(JSON.parse(text).agent_instructions).toEqual({ before: ["read first"] });
+    const kept = exportPlan({ ...base, agentInstructions: {}, keptInstructions: { retries: 3 } }, []);
+    expect(JSON.parse(kept).agent_instructions).toEqual({ retries: 3 });
+  });
+
+  it("writes back every agent_instructions key of a plan written for another tool", () => {
+    const name = "instructions-in-the-wild.tasks.json";
+    const original = JSON.parse(read(name)).agent_instructions;
+    const exported = JSON.parse(exportOf(read(name))).agent_instructions;
+    expect(exported).toEqual({ ...original, style: [original.style] });
   });
 
   it("never lets an extra field shadow a known one", () => {
     const text = exportPlan(
-      { id: "p", name: "n", agentInstructions: { before: [], after: [] }, extra: { plan_id: "x" } },
+      { id: "p", name: "n", agentInstructions: {}, keptInstructions: {}, extra: { plan_id: "x" } },
       [],
     );
     expect(JSON.parse(text).plan_id).toBe("p");

@@ -1,19 +1,21 @@
 import { compareIds } from "../dag/compare.js";
 import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
 import { canonicalJson } from "./canonical-json.js";
+import { joinInstructions } from "./instructions.js";
 import { PLAN_FIELDS } from "./parse-plan.js";
 import { TASK_FIELDS } from "./parse-task.js";
 
 /**
  * The plan file whilly writes for `plan export` (spec section 2.6, extended): top-level `plan_id`,
- * `project`, `tasks`, `agent_instructions` when it has lines, and the plan's extra fields; every task
+ * `project`, `tasks`, `agent_instructions` when it has lines or kept values (every key, a one-line
+ * string written as a list), and the plan's extra fields; every task
  * with all ten known fields (`status` upper case, `priority` lower case, current `version`) plus its
  * extra fields; tasks by id, keys sorted at every level, two-space indent, trailing newline.
  * Parsing the result and exporting again gives the same bytes.
  * @param tasks specs or stored records (only spec fields are written).
  */
 export function exportPlan(
-  plan: Pick<PlanSpec, "id" | "name" | "agentInstructions" | "extra">,
+  plan: Pick<PlanSpec, "id" | "name" | "agentInstructions" | "keptInstructions" | "extra">,
   tasks: readonly TaskSpec[],
 ): string {
   const document: JsonObject = {
@@ -22,10 +24,8 @@ export function exportPlan(
     project: plan.name,
     tasks: [...tasks].sort((a, b) => compareIds(a.id, b.id)).map(taskToJson),
   };
-  const { before, after } = plan.agentInstructions;
-  if (before.length > 0 || after.length > 0) {
-    document.agent_instructions = { before: [...before], after: [...after] };
-  }
+  const instructions = joinInstructions(plan.agentInstructions, plan.keptInstructions);
+  if (Object.keys(instructions).length > 0) document.agent_instructions = instructions;
   return `${canonicalJson(document)}\n`;
 }
 

@@ -1,5 +1,13 @@
 export { canonicalJson } from "./canonical-json.js";
 export { exportPlan } from "./export.js";
+export {
+  instructionWarnings,
+  joinInstructions,
+  PLACED_INSTRUCTION_KEYS,
+  readStoredInstructions,
+  type SplitInstructions,
+  splitInstructions,
+} from "./instructions.js";
 export { findJsonSyntaxError, type JsonSyntaxError } from "./json-syntax.js";
 export { MAX_DESCRIPTION_BYTES, MAX_ID_LENGTH, MAX_INT4, MAX_NESTING, MAX_VERSION } from "./limits.js";
 export { PLAN_FIELDS, parsePlanFile, parsePlanObject } from "./parse-plan.js";

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PlanInvalid, type PlanIssue } from "../errors.js";
+import { instructionWarnings } from "./instructions.js";
 import { MAX_INT4, MAX_VERSION } from "./limits.js";
 import { parsePlanFile, parsePlanObject } from "./parse-plan.js";
 
@@ -61,6 +62,16 @@ describe("parsePlanFile on the reference plans", () => {
     expect(plan.tasks[3]?.dependencies).toEqual(["DEMO-001", "DEMO-002"]);
   });
 
+  it("imports a plan written in Russian with its text unchanged", () => {
+    const plan = parsePlanFile(read("demo-ru.tasks.json"), "demo-ru.tasks.json");
+    expect(plan.id).toBe("demo-ru");
+    expect(plan.name).toBe("demo (русский)");
+    expect(plan.tasks[0]?.description).toBe(
+      "Создать файл DEMO-HELLO.md с одной строкой 'Hello from Whilly demo!'.",
+    );
+    expect(plan.tasks[1]?.acceptanceCriteria).toContain("В файле есть ровно три bullet'а ('-')");
+  });
+
   it("takes the project title as the plan id when plan_id is absent, spaces and all", () => {
     const plan = parsePlanFile(read("v4-1.tasks.json"), "v4-1.tasks.json");
     expect(plan.id).toBe("Whilly v4.1 — Out-of-scope items from v4.0 release");
@@ -97,7 +108,8 @@ describe("parsePlanObject normalisation", () => {
       version: 0,
       extra: {},
     });
-    expect(plan.agentInstructions).toEqual({ before: [], after: [] });
+    expect(plan.agentInstructions).toEqual({});
+    expect(plan.keptInstructions).toEqual({});
   });
 
   it("keeps CLAIMED and IN_PROGRESS as given", () => {
@@ -337,16 +349,47 @@ describe("parse errors name the field and the task", () => {
     ]);
   });
 
-  it("checks agent_instructions", () => {
+  it("refuses agent_instructions that is not an object, saying what it should be", () => {
     expect(messages({ project: "p", tasks: [], agent_instructions: ["x"] })).toEqual([
-      "'agent_instructions' must be an object with 'before' and 'after' lists of strings; got an array",
+      `'agent_instructions' must be an object mapping names to lists of strings, e.g. {"before": ["Read the README first."]}; got an array`,
     ]);
-    expect(messages({ project: "p", tasks: [], agent_instructions: { before: [1], during: [] } })).toEqual([
-      "'agent_instructions' may hold only 'before' and 'after'; got 'during'",
-      "'agent_instructions'.before must be a list of strings",
+  });
+
+  it("accepts any agent_instructions key: lists and strings are used, other values kept", () => {
+    const plan = parsePlanObject(
+      {
+        project: "p",
+        tasks: [],
+        agent_instructions: {
+          before_start: ["Pull first."],
+          during_work: "Commit often.",
+          after: ["bye"],
+          before: [1],
+          retries: 3,
+          style: { tabs: false },
+          none: null,
+        },
+      },
+      "x",
+    );
+    expect(plan.agentInstructions).toEqual({
+      before_start: ["Pull first."],
+      during_work: ["Commit often."],
+      after: ["bye"],
+    });
+    expect(plan.keptInstructions).toEqual({ before: [1], retries: 3, style: { tabs: false }, none: null });
+    expect(instructionWarnings(plan.keptInstructions)).toEqual([
+      "'agent_instructions'.before is an array, not a list of strings: it is kept in the plan (export writes it back) but left out of agent prompts",
+      "'agent_instructions'.retries is 3, not a list of strings: it is kept in the plan (export writes it back) but left out of agent prompts",
+      "'agent_instructions'.style is an object, not a list of strings: it is kept in the plan (export writes it back) but left out of agent prompts",
+      "'agent_instructions'.none is null, not a list of strings: it is kept in the plan (export writes it back) but left out of agent prompts",
     ]);
-    const plan = parsePlanObject({ project: "p", tasks: [], agent_instructions: { after: ["bye"] } }, "x");
-    expect(plan.agentInstructions).toEqual({ before: [], after: ["bye"] });
+  });
+
+  it("keeps a '__proto__' instruction key as data", () => {
+    const plan = parsePlanFile('{"project":"p","tasks":[],"agent_instructions":{"__proto__":["x"]}}', "x");
+    expect(Object.keys(plan.agentInstructions)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(plan.agentInstructions)).toBe(Object.prototype);
   });
 
   it("refuses values JSON cannot hold, in objects built in memory", () => {

@@ -1,6 +1,7 @@
 import { detectCycles, formatCycle } from "../dag/index.js";
 import { PlanInvalid } from "../errors.js";
-import type { AgentInstructions, JsonObject, PlanSpec, TaskSpec } from "../model.js";
+import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
+import { type SplitInstructions, splitInstructions } from "./instructions.js";
 import { formatPath, IssueList, type TaskScope } from "./issues.js";
 import { findDuplicateKeys } from "./json-duplicates.js";
 import { findJsonSyntaxError } from "./json-syntax.js";
@@ -12,7 +13,7 @@ import { idProblem, show } from "./text.js";
 export const PLAN_FIELDS = ["plan_id", "project", "tasks", "agent_instructions"] as const;
 
 const KNOWN = new Set<string>(PLAN_FIELDS);
-const NO_INSTRUCTIONS: AgentInstructions = { before: [], after: [] };
+const NO_INSTRUCTIONS: SplitInstructions = { lines: {}, kept: {} };
 
 /**
  * Parses a plan file's text (the seed's `tasks.json` format, spec sections 2.1–2.2). A leading byte
@@ -49,7 +50,9 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
  * non-empty string, `tasks` an array, `plan_id` defaulting to `project`; every task per
  * {@link parseTask}; task ids unique; every dependency in the plan; no dependency cycles; only text
  * Postgres can store; ids within limits. Unknown top-level and task fields are kept in `extra`;
- * `agent_instructions` (`{before?: string[], after?: string[]}`) becomes `agentInstructions`. Statuses are
+ * `agent_instructions` (an object of any keys) becomes `agentInstructions` (its lists of strings, a
+ * string as a one-line list) and `keptInstructions` (every other value, which
+ * `instructionWarnings` names). Statuses are
  * kept as given (the store decides what an imported `CLAIMED` means).
  * @param planIdOverride replaces the payload's `plan_id` (for generated plans); checked like one.
  * @throws {PlanInvalid} with one issue per problem, each naming the field and the task.
@@ -90,7 +93,8 @@ function readPlan(
     id: id ?? "",
     name: name ?? "",
     tasks,
-    agentInstructions: agentInstructions ?? NO_INSTRUCTIONS,
+    agentInstructions: (agentInstructions ?? NO_INSTRUCTIONS).lines,
+    keptInstructions: (agentInstructions ?? NO_INSTRUCTIONS).kept,
     extra,
   };
 }
@@ -140,35 +144,15 @@ function checkedPlanId(
   return undefined;
 }
 
-function readInstructions(value: unknown, issues: IssueList): AgentInstructions | undefined {
+/** Any key is accepted; values that are not lists of strings are kept (see {@link splitInstructions}). */
+function readInstructions(value: unknown, issues: IssueList): SplitInstructions | undefined {
   if (value === undefined) return NO_INSTRUCTIONS;
-  if (!isPlainObject(value)) {
-    issues.plan(
-      ["agent_instructions"],
-      `'agent_instructions' must be an object with 'before' and 'after' lists of strings; got ${show(value)}`,
-    );
-    return undefined;
-  }
-  let ok = true;
-  for (const key of Object.keys(value)) {
-    if (key === "before" || key === "after" || value[key] === undefined) continue;
-    ok = false;
-    issues.plan(
-      ["agent_instructions", key],
-      `'agent_instructions' may hold only 'before' and 'after'; got ${show(key)}`,
-    );
-  }
-  const lines = (key: "before" | "after"): string[] | undefined => {
-    const list = value[key];
-    if (list === undefined) return [];
-    if (Array.isArray(list) && list.every((line) => typeof line === "string")) return list.slice();
-    ok = false;
-    issues.plan(["agent_instructions", key], `'agent_instructions'.${key} must be a list of strings`);
-    return undefined;
-  };
-  const before = lines("before");
-  const after = lines("after");
-  return ok && before && after ? { before, after } : undefined;
+  if (isPlainObject(value)) return splitInstructions(value);
+  issues.plan(
+    ["agent_instructions"],
+    `'agent_instructions' must be an object mapping names to lists of strings, e.g. {"before": ["Read the README first."]}; got ${show(value)}`,
+  );
+  return undefined;
 }
 
 function readTasks(value: unknown, issues: IssueList): ParsedTask[] | undefined {

@@ -73,6 +73,47 @@ describe("buildPrompt", () => {
     expect(bare.trimEnd().endsWith("do not print that line anywhere.")).toBe(true);
   });
 
+  it("places every instruction key: fixed keys where they belong, the others sorted under their names", () => {
+    const instructions = {
+      after: ["AFTER"],
+      zeta: ["ZETA"],
+      before_finish: ["BEFORE FINISH"],
+      during_work: ["DURING WORK"],
+      alpha: ["ALPHA 1", "ALPHA 2"],
+      before: ["BEFORE"],
+      before_start: ["BEFORE START"],
+      empty: [],
+    };
+    const full = buildPrompt({ plan: { ...plan, agentInstructions: instructions }, task }).split("\n");
+    const order = [
+      "BEFORE START",
+      "BEFORE",
+      "Task id: DEMO-003",
+      "Write a smoke test.",
+      "- DEMO-001",
+      "DURING WORK",
+      "## Acceptance criteria",
+      "## Test steps",
+      "## Key files",
+      "## alpha",
+      "ALPHA 1",
+      "ALPHA 2",
+      "## zeta",
+      "ZETA",
+      "## Rules",
+      COMPLETION_MARKER,
+      "BEFORE FINISH",
+      "AFTER",
+    ];
+    const positions = order.map((line) => full.indexOf(line));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(full[0]).toBe("BEFORE START");
+    expect(full.at(-1)).toBe("AFTER");
+    expect(full).not.toContain("## empty");
+    expect(full).not.toContain("## before_start");
+  });
+
   it("keeps multi-line items inside their entry", () => {
     const prompt2 = buildPrompt({ plan, task: { ...task, testSteps: ["line one\nline two"] } });
     expect(prompt2).toContain("1. line one\n   line two");

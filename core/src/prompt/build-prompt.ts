@@ -1,5 +1,6 @@
 import { COMPLETION_MARKER } from "../agent-result/marker.js";
 import type { AgentInstructions, PlanSpec, TaskSpec } from "../model.js";
+import { PLACED_INSTRUCTION_KEYS } from "../plan/instructions.js";
 
 export { COMPLETION_MARKER };
 
@@ -20,16 +21,23 @@ export type PromptTask = Pick<
 export type PromptPlan = Pick<PlanSpec, "id" | "name"> & { readonly agentInstructions: AgentInstructions };
 
 /**
- * Builds the prompt an agent gets for one task (spec section 7.1, in English). In order: the plan's
- * `agent_instructions.before` lines; the plan; `Task id: <id>` on a line of its own (tools find the
- * task by that line); priority and PRD requirement; the description; dependencies, stated as DONE;
- * numbered acceptance criteria and test steps; key files; the rules, including when to print
- * {@link COMPLETION_MARKER}; and the plan's `after` lines. It names no host paths. Pure.
+ * Builds the prompt an agent gets for one task (in English; docs/plan-format.md). In order: the plan's
+ * `agent_instructions.before_start` and `before` lines; the plan; `Task id: <id>` on a line of its own
+ * (tools find the task by that line); priority and PRD requirement; the description; dependencies,
+ * stated as DONE; the `during_work` lines; numbered acceptance criteria and test steps; key files;
+ * every other instruction key, sorted, under a heading of its name; the rules, including when to print
+ * {@link COMPLETION_MARKER}; and the `before_finish` and `after` lines. It names no host paths. Pure.
  */
 export function buildPrompt(input: { plan: PromptPlan; task: PromptTask }): string {
   const { plan, task } = input;
+  const given = plan.agentInstructions;
   const sections: string[][] = [];
-  if (plan.agentInstructions.before.length > 0) sections.push([...plan.agentInstructions.before]);
+  const place = (key: string) => {
+    const lines = Object.hasOwn(given, key) ? given[key] : undefined;
+    if (lines !== undefined && lines.length > 0) sections.push([...lines]);
+  };
+  place("before_start");
+  place("before");
 
   const planLine = plan.name === plan.id ? `Plan: ${plan.id}` : `Plan: ${plan.name} (plan id: ${plan.id})`;
   const header = [
@@ -50,12 +58,23 @@ export function buildPrompt(input: { plan: PromptPlan; task: PromptTask }): stri
       ...bullets(task.dependencies),
     ]);
   }
+  place("during_work");
   sections.push(["## Acceptance criteria", ...numbered(task.acceptanceCriteria)]);
   sections.push(["## Test steps", "Run each step and make sure it passes:", ...numbered(task.testSteps)]);
   if (task.keyFiles.length > 0) sections.push(["## Key files", ...bullets(task.keyFiles)]);
+  for (const key of otherKeys(given)) sections.push([`## ${key}`, ...(given[key] ?? [])]);
   sections.push(rules(task.id));
-  if (plan.agentInstructions.after.length > 0) sections.push([...plan.agentInstructions.after]);
+  place("before_finish");
+  place("after");
   return sections.map((lines) => lines.join("\n")).join("\n\n");
+}
+
+/** The instruction keys without a fixed place that have lines, in code-unit order (locale-free). */
+function otherKeys(given: AgentInstructions): string[] {
+  const placed: readonly string[] = PLACED_INSTRUCTION_KEYS;
+  return Object.keys(given)
+    .filter((key) => !placed.includes(key) && (given[key]?.length ?? 0) > 0)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function rules(taskId: string): string[] {

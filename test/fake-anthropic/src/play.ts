@@ -33,7 +33,10 @@ export function planMove(args: {
   readonly faultCounts: Map<string, number>;
 }): Move {
   const { script, facts, messageId } = args;
-  const scripted = facts.taskId !== undefined ? script.tasks?.[facts.taskId] : undefined;
+  const scripted =
+    facts.taskId !== undefined && script.tasks !== undefined && Object.hasOwn(script.tasks, facts.taskId)
+      ? script.tasks[facts.taskId]
+      : undefined;
   const name = scripted && facts.taskId !== undefined ? facts.taskId : "default";
   const task = scripted ?? script.default ?? NO_SCRIPT;
 

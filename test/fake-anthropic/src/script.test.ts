@@ -48,3 +48,35 @@ describe("validateScript", () => {
     expect(pathOf(value)).toBe(path);
   });
 });
+
+describe("validateScript on unknown keys", () => {
+  function messageOf(value: unknown): string {
+    try {
+      validateScript(value);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ScriptError);
+      return (error as ScriptError).message;
+    }
+    throw new Error("expected a ScriptError");
+  }
+
+  it("refuses a typo at the top level, naming it and the keys allowed", () => {
+    expect(messageOf({ task: { A: { turns: [] } } })).toBe(
+      'task: unknown key "task"; the keys allowed here are tasks, default, side_text',
+    );
+  });
+
+  it.each([
+    [{ default: { turn: [] } }, "default.turn"],
+    [{ tasks: { A: { turns: [{ txt: "done" }] } } }, "tasks.A.turns[0].txt"],
+    [
+      { tasks: { A: { turns: [{ tool_use: { name: "Write", input: {}, id: "x" } }] } } },
+      "tasks.A.turns[0].tool_use.id",
+    ],
+    [{ default: { turns: [{ usage: { output: 3 } }] } }, "default.turns[0].usage.output"],
+    [{ default: { turns: [{ fault: { status: 500, time: 1 } }] } }, "default.turns[0].fault.time"],
+    [{ default: { turns: [], exhausted: "x" } }, "default.exhausted"],
+  ])("refuses %j at %s", (value, path) => {
+    expect(pathOf(value)).toBe(path);
+  });
+});

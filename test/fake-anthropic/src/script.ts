@@ -1,15 +1,7 @@
 /**
- * The script format of the fake Messages API. A script maps task ids to the turns the fake model plays;
- * the task id comes from the `Task id: <ID>` line of the session's first user message, so parallel
- * sessions each follow their own story.
- *
- * ```json
- * { "tasks": { "DEMO-001": { "turns": [
- *     { "tool_use": { "name": "Write", "input": { "file_path": "DEMO-HELLO.md", "content": "Hello\n" } } },
- *     { "text": "Done. <promise>COMPLETE</promise>" } ] } },
- *   "default": { "turns": [ { "text": "No script for this task." } ] } }
- * ```
- *
+ * The script format of the fake Messages API (docs/fake-model.md). A script maps task ids to the turns
+ * the fake model plays; the task id comes from the `Task id: <ID>` line of the session's first user
+ * message, so parallel sessions each follow their own story. `default` plays for every other task.
  * Strings may hold `{{cwd}}` (the session's working directory), `{{task}}` and `{{turn}}`.
  */
 export type FakeScript = {
@@ -70,23 +62,34 @@ export type FakeUsage = {
   readonly cache_read_input_tokens: number;
 };
 
-/** Thrown for a script that does not follow {@link FakeScript}; `path` names the bad field. */
+/** Thrown for a script that does not follow {@link FakeScript}; `path` names the bad field, `detail` says what is wrong. */
 export class ScriptError extends Error {
   constructor(
     readonly path: string,
-    message: string,
+    readonly detail: string,
   ) {
-    super(`${path}: ${message}`);
+    super(`${path}: ${detail}`);
     this.name = "ScriptError";
   }
 }
 
+/** The keys each object of a script may hold: anything else is a typo the fake would otherwise ignore. */
+const KEYS = {
+  script: ["tasks", "default", "side_text"],
+  story: ["turns", "fault", "exhausted_text"],
+  turn: ["text", "tool_use", "tool_uses", "usage", "fault", "delay_ms"],
+  tool: ["name", "input"],
+  usage: ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"],
+  fault: ["status", "kind", "times", "message", "retry_after"],
+} as const;
+
 /**
- * Checks a parsed script file and returns it typed.
+ * Checks a parsed script file and returns it typed. Strict: an unknown key anywhere (say `"task"` for
+ * `"tasks"`) is an error naming it and the keys allowed there, since a script is a test's own input.
  * @throws {ScriptError} naming the first field that is wrong.
  */
 export function validateScript(value: unknown): FakeScript {
-  const root = asObject(value, "script");
+  const root = asObject(value, "script", KEYS.script);
   if (root.tasks !== undefined) {
     const tasks = asObject(root.tasks, "tasks");
     for (const [id, task] of Object.entries(tasks)) checkTask(task, `tasks.${id}`);
@@ -99,7 +102,7 @@ export function validateScript(value: unknown): FakeScript {
 }
 
 function checkTask(value: unknown, path: string): void {
-  const task = asObject(value, path);
+  const task = asObject(value, path, KEYS.story);
   if (!Array.isArray(task.turns)) throw new ScriptError(`${path}.turns`, "must be an array");
   for (const [i, turn] of (task.turns as unknown[]).entries()) checkTurn(turn, `${path}.turns[${i}]`);
   if (task.fault !== undefined) checkFault(task.fault, `${path}.fault`);
@@ -109,7 +112,7 @@ function checkTask(value: unknown, path: string): void {
 }
 
 function checkTurn(value: unknown, path: string): void {
-  const turn = asObject(value, path);
+  const turn = asObject(value, path, KEYS.turn);
   if (turn.text !== undefined && typeof turn.text !== "string")
     throw new ScriptError(`${path}.text`, "must be a string");
   if (turn.tool_use !== undefined) checkToolUse(turn.tool_use, `${path}.tool_use`);
@@ -118,7 +121,7 @@ function checkTurn(value: unknown, path: string): void {
     for (const [i, t] of (turn.tool_uses as unknown[]).entries()) checkToolUse(t, `${path}.tool_uses[${i}]`);
   }
   if (turn.usage !== undefined) {
-    for (const [key, n] of Object.entries(asObject(turn.usage, `${path}.usage`))) {
+    for (const [key, n] of Object.entries(asObject(turn.usage, `${path}.usage`, KEYS.usage))) {
       if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
         throw new ScriptError(`${path}.usage.${key}`, "must be a non-negative integer");
       }
@@ -131,7 +134,7 @@ function checkTurn(value: unknown, path: string): void {
 }
 
 function checkToolUse(value: unknown, path: string): void {
-  const tool = asObject(value, path);
+  const tool = asObject(value, path, KEYS.tool);
   if (typeof tool.name !== "string" || tool.name === "")
     throw new ScriptError(`${path}.name`, "must be a tool name");
   asObject(tool.input, `${path}.input`);
@@ -139,7 +142,7 @@ function checkToolUse(value: unknown, path: string): void {
 
 function checkFault(value: unknown, path: string): void {
   if (value === "malformed" || value === "hang") return;
-  const fault = asObject(value, path);
+  const fault = asObject(value, path, KEYS.fault);
   const hasStatus = typeof fault.status === "number" && fault.status >= 400 && fault.status <= 599;
   const hasKind = fault.kind === "malformed" || fault.kind === "hang";
   if (!hasStatus && !hasKind) {
@@ -151,11 +154,27 @@ function checkFault(value: unknown, path: string): void {
   if (fault.times !== undefined && (typeof fault.times !== "number" || fault.times < 1)) {
     throw new ScriptError(`${path}.times`, "must be a positive number");
   }
+  if (fault.message !== undefined && typeof fault.message !== "string") {
+    throw new ScriptError(`${path}.message`, "must be a string");
+  }
+  if (fault.retry_after !== undefined && (typeof fault.retry_after !== "number" || fault.retry_after < 0)) {
+    throw new ScriptError(`${path}.retry_after`, "must be a non-negative number of seconds");
+  }
 }
 
-function asObject(value: unknown, path: string): Record<string, unknown> {
+/** `value` as an object; with `keys`, one holding no other key. */
+function asObject(value: unknown, path: string, keys?: readonly string[]): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ScriptError(path, "must be an object");
   }
-  return value as Record<string, unknown>;
+  const object = value as Record<string, unknown>;
+  const unknown = keys === undefined ? undefined : Object.keys(object).find((key) => !keys.includes(key));
+  if (unknown !== undefined) {
+    const at = path === "script" ? unknown : `${path}.${unknown}`;
+    throw new ScriptError(
+      at,
+      `unknown key ${JSON.stringify(unknown)}; the keys allowed here are ${keys?.join(", ")}`,
+    );
+  }
+  return object;
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeScript } from "./script.js";
 import { type FakeAnthropic, startFakeAnthropic } from "./server.js";
@@ -277,6 +278,58 @@ describe("fake Messages API", () => {
         body: JSON.stringify(body("A", 0, { stream: false })),
       });
       expect(((await res.json()) as { content: { text: string }[] }).content[0]?.text).toBe("from file");
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("startFakeAnthropic with a script file", () => {
+  let scratch: string;
+  beforeEach(async () => {
+    scratch = await mkdtemp(join(tmpdir(), "fake-anthropic-file-"));
+  });
+  afterEach(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("refuses to start on a typo, naming the file, the key and the keys allowed", async () => {
+    const file = join(scratch, "typo.json");
+    await writeFile(file, JSON.stringify({ task: { "T-1": { turns: [{ text: "hi" }] } } }));
+    await expect(startFakeAnthropic({ scriptFile: file })).rejects.toThrow(
+      `task: unknown key "task"; the keys allowed here are tasks, default, side_text (in script file ${file}; see docs/fake-model.md)`,
+    );
+  });
+
+  it("refuses text that is not JSON, naming the file", async () => {
+    const file = join(scratch, "broken.json");
+    await writeFile(file, '{"tasks": ');
+    await expect(startFakeAnthropic({ scriptFile: file })).rejects.toThrow(`script file ${file}: not JSON`);
+  });
+});
+
+describe("examples/any-plan.script.json", () => {
+  it("plays its default story for any task id: one file written under the task's name, then done", async () => {
+    const file = fileURLToPath(new URL("../../../examples/any-plan.script.json", import.meta.url));
+    const other = await startFakeAnthropic({ scriptFile: file });
+    try {
+      const ask = async (turns: number) => {
+        const res = await fetch(`${other.url}/v1/messages`, {
+          method: "POST",
+          body: JSON.stringify(body("MY-TASK-7", turns, { stream: false })),
+        });
+        return (await res.json()) as { content: { type: string; text?: string; input?: unknown }[] };
+      };
+      expect((await ask(0)).content).toEqual([
+        expect.objectContaining({
+          type: "tool_use",
+          input: {
+            file_path: "/work/proj/scripted-MY-TASK-7.md",
+            content: "Task MY-TASK-7 was handled by the scripted fake model: no real work was done.\n",
+          },
+        }),
+      ]);
+      expect((await ask(1)).content[0]?.text).toMatch(/<promise>COMPLETE<\/promise>$/);
     } finally {
       await other.close();
     }

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { type Fault, planMove } from "./play.js";
 import { errorType, type Reply, replyJson, replySse } from "./reply.js";
 import { readRequest } from "./request.js";
-import { type FakeScript, validateScript } from "./script.js";
+import { type FakeScript, ScriptError, validateScript } from "./script.js";
 
 /** One request the fake saw. Never holds headers, so the API key stays out of logs. */
 export type RequestLogEntry = {
@@ -61,14 +61,14 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
  * Starts a scripted fake of the Anthropic Messages API on loopback. It answers `POST /v1/messages`
  * (streaming SSE or plain JSON) from the script, `POST /v1/messages/count_tokens`, and the CLI's
  * connectivity probes (`HEAD /`, `HEAD /api/hello`). See {@link FakeScript} for the script format.
- * @throws {ScriptError} for an invalid script; the file's read or JSON error for a bad `scriptFile`.
+ * @throws {ScriptError} for an invalid script, naming the file for a `scriptFile`; the read error
+ *   for a `scriptFile` that cannot be read.
  */
 export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise<FakeAnthropic> {
-  let script = validateScript(
+  let script =
     options.scriptFile !== undefined
-      ? JSON.parse(await readFile(options.scriptFile, "utf8"))
-      : (options.script ?? {}),
-  );
+      ? await loadScriptFile(options.scriptFile)
+      : validateScript(options.script ?? {});
   let faultCounts = new Map<string, number>();
   const entries: RequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -251,4 +251,25 @@ function summary(reply: Reply): { stopReason: string; blocks: string[] } {
       b.type === "text" ? `text: ${b.text.slice(0, 120)}` : `tool_use: ${b.name}`,
     ),
   };
+}
+
+/**
+ * Reads and checks a script file when the fake starts, so a broken script fails the run at once
+ * instead of playing an empty story.
+ * @throws {ScriptError} for text that is not JSON or a script that is not valid, its message naming the file.
+ */
+async function loadScriptFile(file: string): Promise<FakeScript> {
+  const text = await readFile(file, "utf8");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ScriptError(`script file ${file}`, `not JSON: ${(error as Error).message}`);
+  }
+  try {
+    return validateScript(value);
+  } catch (error) {
+    if (!(error instanceof ScriptError)) throw error;
+    throw new ScriptError(error.path, `${error.detail} (in script file ${file}; see docs/fake-model.md)`);
+  }
 }

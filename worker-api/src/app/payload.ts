@@ -1,4 +1,4 @@
-import type { PlanPayload, PlanRecord, TaskPayload, TaskRecord } from "@whilly/core";
+import type { AgentInstructions, PlanPayload, PlanRecord, TaskPayload, TaskRecord } from "@whilly/core";
 
 /** A stored task as protocol v1 sends it (snake_case, ISO timestamps). */
 export function toTaskPayload(task: TaskRecord): TaskPayload {
@@ -25,9 +25,18 @@ export function toPlanPayload(plan: PlanRecord): PlanPayload {
   return {
     id: plan.id,
     name: plan.name,
-    agent_instructions: {
-      before: [...plan.agentInstructions.before],
-      after: [...plan.agentInstructions.after],
-    },
+    agent_instructions: instructionsPayload(plan.agentInstructions),
   };
+}
+
+/**
+ * Every instruction key with its lines. `before` and `after` are always present, as protocol-v1
+ * workers that know only those two require them; they drop the keys they do not know.
+ */
+export function instructionsPayload(lines: AgentInstructions): Record<string, string[]> {
+  return Object.fromEntries([
+    ["before", []],
+    ["after", []],
+    ...Object.entries(lines).map(([key, list]): [string, string[]] => [key, [...list]]),
+  ]);
 }

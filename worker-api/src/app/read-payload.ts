@@ -6,6 +6,7 @@ import {
   type PlanSummary,
   type PlanSummaryPayload,
 } from "@whilly/core";
+import { instructionsPayload } from "./payload.js";
 
 /** A plan with its counts as the read API sends it: money as six-decimal strings, times in ISO 8601. */
 export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
@@ -27,10 +28,7 @@ export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
     // The seed's columns for forge intake and the PRD wizard; no whilly command records them yet.
     github_issue_ref: null,
     prd_file: null,
-    agent_instructions: {
-      before: [...plan.agentInstructions.before],
-      after: [...plan.agentInstructions.after],
-    },
+    agent_instructions: instructionsPayload(plan.agentInstructions),
   };
 }
 

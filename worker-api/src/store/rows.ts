@@ -5,6 +5,7 @@ import {
   type PlanRecord,
   type Priority,
   parseUsd,
+  readStoredInstructions,
   type TaskRecord,
   type TaskStatus,
   type WorkerRecord,
@@ -60,7 +61,7 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     name: row.name,
     budgetMicroUsd: row.budgetUsd === null ? undefined : toMicroUsd(row.budgetUsd),
     spentMicroUsd: toMicroUsd(row.spentUsd),
-    agentInstructions: row.agentInstructions,
+    ...storedInstructions(row.agentInstructions),
     extra: row.extra,
     createdAt: row.createdAt,
   };
@@ -88,4 +89,12 @@ export function toWorkerRecord(row: typeof workers.$inferSelect): WorkerRecord {
     lastHeartbeat: row.lastHeartbeat,
     registeredAt: row.registeredAt,
   };
+}
+
+/** A plan row's `agent_instructions` as the record's lines and kept values. */
+function storedInstructions(
+  value: PlanRow["agentInstructions"],
+): Pick<PlanRecord, "agentInstructions" | "keptInstructions"> {
+  const { lines, kept } = readStoredInstructions(value);
+  return { agentInstructions: lines, keptInstructions: kept };
 }

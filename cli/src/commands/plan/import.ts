@@ -19,7 +19,7 @@ export function importCommand(y: Argv, ctx: CliContext): Argv {
         })
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
-      const plan = await readPlanFile(args.file, ctx.io.cwd);
+      const plan = await readPlanFile(args.file, ctx.io.cwd, (m) => printWarning(ctx.io, m));
       const store = await ctx.store();
       const result = await store.importPlan(plan, importProgress(ctx.io, plan.id));
       warnAboutImport(ctx, result);

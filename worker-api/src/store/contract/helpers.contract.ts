@@ -37,6 +37,7 @@ export function plan(id: string, tasks: TaskSpec[], options: Partial<PlanSpec> =
     name: options.name ?? `Plan ${id}`,
     tasks,
     agentInstructions: options.agentInstructions ?? { before: [], after: [] },
+    keptInstructions: options.keptInstructions ?? {},
     extra: options.extra ?? {},
   };
 }

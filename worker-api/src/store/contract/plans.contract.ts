@@ -167,6 +167,23 @@ export function describePlanContract(ctx: ContractContext): void {
       expect(await ctx.store.getPlan("p")).toBeUndefined();
     });
 
+    it("keeps every agent_instructions key: lines for prompts, other values for export", async () => {
+      const lines = { before_start: ["pull"], during_work: ["commit often"], style: ["two spaces"] };
+      const kept = { max_retries: 3, reviewer: { name: "Dana" } };
+      await ctx.store.importPlan(
+        plan("p", [task("A")], { agentInstructions: lines, keptInstructions: kept }),
+      );
+      const stored = await ctx.store.getPlan("p");
+      expect(stored).toMatchObject({ agentInstructions: lines, keptInstructions: kept });
+      const again = await ctx.store.importPlan(
+        plan("p", [task("A")], { agentInstructions: lines, keptInstructions: kept }),
+      );
+      expect(again.planChanged).toEqual([]);
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const claimed = await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      expect(claimed?.plan.agentInstructions).toEqual(lines);
+    });
+
     it("fills the instructions of a plan made by createPlan, keeping its budget", async () => {
       await ctx.store.createPlan({ id: "p", name: "Created", budgetMicroUsd: 5_000_000 });
       const result = await ctx.store.importPlan(

@@ -3,9 +3,12 @@ import {
   EVENT_TYPES,
   type ImportOptions,
   type ImportResult,
+  type JsonObject,
+  joinInstructions,
   PlanInvalid,
   type PlanIssue,
   type PlanSpec,
+  readStoredInstructions,
   type TaskSpec,
   type TaskStatus,
   targetOf,
@@ -94,7 +97,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
 function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   const differs: string[] = [];
   if (row.name !== plan.name) differs.push("project");
-  if (!jsonEqual(row.agentInstructions, copyInstructions(plan))) differs.push("agent_instructions");
+  if (!jsonEqual(storedInstructions(row), copyInstructions(plan))) differs.push("agent_instructions");
   if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
   return differs;
 }
@@ -191,14 +194,20 @@ function assertPlanStorable(plan: PlanSpec): void {
   }
 }
 
-function copyInstructions(plan: PlanSpec): { before: string[]; after: string[] } {
-  return { before: [...plan.agentInstructions.before], after: [...plan.agentInstructions.after] };
+/** The file's `agent_instructions` as stored: every key with lines, and every kept value. */
+function copyInstructions(plan: PlanSpec): JsonObject {
+  return joinInstructions(plan.agentInstructions, plan.keptInstructions);
+}
+
+/** A stored `agent_instructions` in the same form, so an empty list stored by older releases reads as none. */
+function storedInstructions(row: PlanRow): JsonObject {
+  const { lines, kept } = readStoredInstructions(row.agentInstructions);
+  return joinInstructions(lines, kept);
 }
 
 /** A plan made by `plan create`: no instructions and no extra fields yet. */
 function isBlank(row: PlanRow): boolean {
-  const { before, after } = row.agentInstructions;
-  return before.length === 0 && after.length === 0 && Object.keys(row.extra).length === 0;
+  return Object.keys(storedInstructions(row)).length === 0 && Object.keys(row.extra).length === 0;
 }
 
 async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
