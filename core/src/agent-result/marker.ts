@@ -1,6 +1,6 @@
 /**
- * The line an agent prints when, and only when, it finished its task (spec section 7.1; the seed calls it
- * `PROMISE_MARKER`). The prompt asks for it; {@link endsWithCompletionMarker} checks it.
+ * The line an agent prints when, and only when, it finished its task (docs/agent.md, "The verdict").
+ * The prompt asks for it; {@link endsWithCompletionMarker} checks it.
  */
 export const COMPLETION_MARKER = "<promise>COMPLETE</promise>";
 

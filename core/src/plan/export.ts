@@ -6,7 +6,7 @@ import { PLAN_FIELDS } from "./parse-plan.js";
 import { TASK_FIELDS } from "./parse-task.js";
 
 /**
- * The plan file whilly writes for `plan export` (spec section 2.6, extended): top-level `plan_id`,
+ * The plan file whilly writes for `plan export` (docs/plan-format.md, "Export"): top-level `plan_id`,
  * `project`, `tasks`, `agent_instructions` when it has lines or kept values (every key, a one-line
  * string written as a list), and the plan's extra fields; every task
  * with all ten known fields (`status` upper case, `priority` lower case, current `version`) plus its

@@ -16,7 +16,7 @@ const KNOWN = new Set<string>(PLAN_FIELDS);
 const NO_INSTRUCTIONS: SplitInstructions = { lines: {}, kept: {} };
 
 /**
- * Parses a plan file's text (the seed's `tasks.json` format, spec sections 2.1–2.2). A leading byte
+ * Parses a plan file's text (the `tasks.json` format of docs/plan-format.md). A leading byte
  * order mark is ignored.
  * @param source names the file in messages (its path, or e.g. `<stdin>`).
  * @throws {PlanInvalid} listing every problem: invalid JSON (with line and column); else every key
@@ -46,7 +46,7 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
 }
 
 /**
- * Validates and normalises a parsed plan (spec section 2, with whilly's stricter rules): `project` a
+ * Validates and normalises a parsed plan (docs/plan-format.md, "What whilly rejects"): `project` a
  * non-empty string, `tasks` an array, `plan_id` defaulting to `project`; every task per
  * {@link parseTask}; task ids unique; every dependency in the plan; no dependency cycles; only text
  * Postgres can store; ids within limits. Unknown top-level and task fields are kept in `extra`;

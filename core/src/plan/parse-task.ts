@@ -32,9 +32,9 @@ export type ParsedTask = {
 };
 
 /**
- * Validates and normalises `tasks[index]` (spec section 2.2): status upper-cased, priority lower-cased,
- * optional lists default to `[]`, `prd_requirement` to `""`, `version` to 0; unknown fields go to
- * `extra`. Every problem is added to `issues`, named by field and task.
+ * Validates and normalises `tasks[index]` (docs/plan-format.md, "Tasks"): status upper-cased, priority
+ * lower-cased, optional lists default to `[]`, `prd_requirement` to `""`, `version` to 0; unknown fields
+ * go to `extra`. Every problem is added to `issues`, named by field and task.
  */
 export function parseTask(raw: unknown, index: number, issues: IssueList): ParsedTask {
   if (!isPlainObject(raw)) {

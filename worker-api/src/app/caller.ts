@@ -7,8 +7,7 @@ import {
   type TaskStore,
 } from "@whilly/core";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Store } from "../store/store.js";
-import { BearerNotStored, type PresentedBearer } from "../store/workers/bearer.js";
+import { BearerNotStored, type PresentedBearer, type Store } from "../store/store.js";
 import type { AppDeps, Caller } from "./deps.js";
 
 /**

@@ -1,6 +1,5 @@
 import { Unauthorized } from "@whilly/core";
-import type { NewEvent } from "../store/events/insert-events.js";
-import type { Store } from "../store/store.js";
+import type { NewEvent, Store } from "../store/store.js";
 
 /** A structured log line sink: `event` is a stable dotted name, fields carry ids. */
 export type Logger = (level: "debug" | "info" | "warn" | "error", event: string, fields?: object) => void;

@@ -1,7 +1,6 @@
 import { type ClaimRequest, PlanNotFound, type PlanRecord, type TaskRecord } from "@whilly/core";
 import type { Context } from "hono";
-import type { Store } from "../store/store.js";
-import type { PresentedBearer } from "../store/workers/bearer.js";
+import type { PresentedBearer, Store } from "../store/store.js";
 import { asPresentedWorker } from "./caller.js";
 import type { AppDeps } from "./deps.js";
 import { onSharedAbort } from "./shared-abort.js";

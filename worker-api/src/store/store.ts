@@ -1,8 +1,12 @@
 import type { FinishResult, PlanRecord, TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
 import type { ListenForReady } from "./ready/listener.js";
-import type { PresentedBearer } from "./workers/bearer.js";
+import type { PresentedBearer } from "./workers/presented-bearer.js";
 import type { RevokeResult } from "./workers/registration.js";
+
+// The port's vocabulary, so callers outside the store name it through the port alone.
+export type { NewEvent } from "./events/insert-events.js";
+export { BearerNotStored, type PresentedBearer } from "./workers/presented-bearer.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
 export type StoreDriver = "postgres" | "pglite";

@@ -1,3 +1,4 @@
+import { blockedTasks } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { type ContractContext, claimAs, plan, runNext, task } from "./helpers.contract.js";
 
@@ -59,6 +60,29 @@ export function describeBlockedContract(ctx: ContractContext): void {
         { taskId: "D", blockedBy: ["A", "B"] },
       ]);
       expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
+    });
+
+    it("reports what core's blockage rule reports, in core's id order (code point, not UTF-16)", async () => {
+      // U+FF5E sorts before U+1F600 by code point (and by Postgres's C collation), after it by UTF-16 unit.
+      const [fullwidth, emoji] = ["T-\uff5e", "T-\u{1f600}"];
+      await ctx.store.importPlan(
+        plan("p", [task("A"), task(emoji, { deps: ["A"] }), task(fullwidth, { deps: ["A", emoji] })]),
+      );
+      const a = await claimAs(ctx.store, "p", "w1");
+      await ctx.store.fail({
+        planId: "p",
+        taskId: "A",
+        workerId: "w1",
+        version: a?.version ?? -1,
+        reason: "is_error",
+        costMicroUsd: 0,
+      });
+      const reported = await ctx.store.listBlocked("p");
+      expect(reported).toEqual([
+        { taskId: fullwidth, blockedBy: ["A"] },
+        { taskId: emoji, blockedBy: ["A"] },
+      ]);
+      expect(reported).toEqual(blockedTasks(await ctx.store.listTasks("p")));
     });
 
     it("a dependency still running or pending blocks nothing", async () => {
