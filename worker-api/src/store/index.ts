@@ -4,6 +4,7 @@ export { translateError } from "./errors.js";
 export type { NewEvent } from "./events/insert-events.js";
 export { migrationsFolder } from "./migrations-folder.js";
 export { openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
+export { createPostgresDatabase } from "./open/create-database.js";
 export { migratePostgres, openPostgresStore } from "./open/postgres.js";
 export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";
 export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from "./ready/listener.js";
