@@ -8,8 +8,8 @@ import type { Db } from "../db.js";
 import { translateError } from "../errors.js";
 import { appliedCount, applyMigrations, shippedCount } from "../migrate.js";
 import { postgresReadyListener } from "../ready/listen-postgres.js";
-import { missingDatabaseError } from "./create-database.js";
 import type { Store } from "../store.js";
+import { missingDatabaseError } from "./create-database.js";
 
 /**
  * Opens the store on a Postgres server through a node-postgres pool. The schema must be migrated
