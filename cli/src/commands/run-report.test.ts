@@ -38,7 +38,7 @@ function setup(planId: string, tasks: Parameters<typeof writePlanFile>[2]) {
 
 describe("JSON reports", () => {
   it("give money as *_usd decimal strings and counts as task_count on every path, notes in full", async () => {
-    const { cli } = setup("money", [
+    const { repo, cli } = setup("money", [
       ["M-1", "high"],
       ["M-2", "low"],
     ]);
@@ -77,6 +77,18 @@ describe("JSON reports", () => {
     ]);
 
     expect(Array.isArray(show.tasks) && Array.isArray(summary.tasks)).toBe(true);
+    // The audit log (served by the read API as it is stored) says money the same way.
+    const events = await eventsOf(repo, "money");
+    const money = events.flatMap((e) =>
+      [e.payload, e.detail ?? {}].flatMap((fields) =>
+        Object.entries(fields).filter(([key]) => /cost|spent|budget/.test(key)),
+      ),
+    );
+    expect(money.length).toBeGreaterThanOrEqual(4);
+    for (const [key, value] of money) {
+      expect(key).toMatch(/_usd(_before)?$/);
+      expect(value === null || /^\d+\.\d{6}$/.test(String(value))).toBe(true);
+    }
     for (const json of [summary, list, show]) {
       const keys = keysOf(json);
       expect(keys.filter((k) => /micro|^tasks_count$/.test(k))).toEqual([]);
