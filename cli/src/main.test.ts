@@ -188,11 +188,12 @@ describe("colour and JSON", () => {
       priority: "low",
       dependencies: ["DEMO-001", "DEMO-002"],
       attempts: 0,
+      cost_usd: "0.000000",
     });
     expect(show.blocked).toEqual([]);
     const list = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);
     expect(list).toMatchObject([
-      { id: "demo", name: "demo", tasks: 4, spent_micro_usd: 0, budget_micro_usd: null },
+      { id: "demo", name: "demo", task_count: 4, spent_usd: "0.000000", budget_usd: null },
     ]);
   });
 });

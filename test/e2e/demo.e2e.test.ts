@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type EventRecord, parseUsd } from "@whilly/core";
+import { type EventRecord, formatUsd, parseUsd } from "@whilly/core";
 import { type FakeAnthropic, fakeClaudeEnv, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -163,7 +163,11 @@ describe("whilly run with the real Claude Code CLI against the scripted model", 
     ]);
     expect(exported.out).not.toContain(FAKE_KEY);
     const list = await runCli(["plan", "list", "--json"], { cwd: repo });
-    expect(JSON.parse(list.out)[0]).toMatchObject({ id: "demo", spent_micro_usd: sum, counts: { DONE: 4 } });
+    expect(JSON.parse(list.out)[0]).toMatchObject({
+      id: "demo",
+      spent_usd: formatUsd(sum),
+      counts: { DONE: 4 },
+    });
   }, 240_000);
 
   it("runs demo-parallel.tasks.json to both tasks DONE with their files", async () => {

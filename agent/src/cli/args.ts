@@ -5,6 +5,7 @@ import { InvalidInput } from "@whilly/core";
 export type WorkerFlags = {
   readonly connect?: string | undefined;
   readonly token?: string | undefined;
+  readonly tokenFile?: string | undefined;
   readonly plan?: string | undefined;
   readonly workerId?: string | undefined;
   readonly once: boolean;
@@ -20,6 +21,7 @@ export type WorkerFlags = {
 const OPTIONS = {
   connect: { type: "string" },
   token: { type: "string" },
+  "token-file": { type: "string" },
   plan: { type: "string" },
   "worker-id": { type: "string" },
   once: { type: "boolean" },
@@ -47,6 +49,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
   return {
     connect: values.connect,
     token: values.token,
+    tokenFile: values["token-file"],
     plan: values.plan,
     workerId: values["worker-id"],
     once: values.once ?? false,

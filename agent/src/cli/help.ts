@@ -7,6 +7,7 @@ Usage: whilly-worker --connect URL --token BEARER --plan ID [options]
 Required (flag, or its environment variable):
   --connect URL              the control plane, e.g. http://whilly.internal:8000   (WHILLY_CONTROL_URL)
   --token BEARER             this worker's token from \`whilly-worker register\`   (WHILLY_WORKER_TOKEN)
+  --token-file FILE          read the token from FILE instead (a --token value shows in \`ps\`)
   --plan ID                  the plan whose tasks to run                         (WHILLY_PLAN_ID)
 
 Options:

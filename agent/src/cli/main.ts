@@ -59,6 +59,7 @@ export async function workerMain(
       return WORKER_EXIT.ok;
     }
     settings = parseWorkerSettings(flags, io.env, io.cwd);
+    for (const warning of settings.warnings) io.err.write(`whilly-worker: warning: ${warning}\n`);
     checkWorkdir(settings.workdir);
     runAttempt = (options.makeRunAttempt ?? claudeAttempt)(settings);
   } catch (error) {

@@ -8,6 +8,7 @@ import {
   wholeNumberSetting,
 } from "../runner/settings.js";
 import type { WorkerFlags } from "./args.js";
+import { readTokenFile } from "./token-file.js";
 import { workerIdFromToken } from "./worker-id.js";
 
 /** Everything `whilly-worker` runs with, validated once at start. Durations are ms. */
@@ -16,6 +17,8 @@ export type WorkerSettings = {
   readonly controlUrl: string;
   /** The bearer sent on every request. */
   readonly token: string;
+  /** What the user should hear before the worker starts, e.g. a token file others can read. */
+  readonly warnings: readonly string[];
   readonly planId: string;
   readonly workerId: string;
   /** Where the worker id came from: a flag, `WHILLY_WORKER_ID`, or the token's `sub` claim. */
@@ -114,7 +117,7 @@ export function parseWorkerSettings(
   const connect = parseControlUrl(
     requiredSetting(raw.connect, { flag: "--connect", env: "WHILLY_CONTROL_URL" }),
   );
-  const token = requiredSetting(raw.token, { flag: "--token", env: "WHILLY_WORKER_TOKEN" });
+  const { token, warning } = workerToken(raw.token, flags.token !== undefined, flags.tokenFile, cwd);
   const planId = requiredSetting(raw.plan, { flag: "--plan", env: "WHILLY_PLAN_ID" });
   const { workerId, workerIdFrom } = resolveWorkerId(raw.workerId, flags.workerId !== undefined, token);
   const maxIterationCount = maxIterations(raw.maxIterations);
@@ -124,6 +127,7 @@ export function parseWorkerSettings(
   return {
     controlUrl: connect,
     token,
+    warnings: warning === undefined ? [] : [warning],
     planId,
     workerId,
     workerIdFrom,
@@ -164,6 +168,28 @@ export function parseControlUrl(value: string): string {
   const checked = checkControlUrl(value);
   if (checked.ok) return checked.url;
   throw new ConfigurationError(`--connect (WHILLY_CONTROL_URL) ${checked.problem}`, { hint: checked.hint });
+}
+
+/**
+ * The bearer: `--token`, else the file `--token-file` names, else `WHILLY_WORKER_TOKEN`.
+ * @throws {ConfigurationError} for both flags at once, or none of the three.
+ */
+function workerToken(
+  token: string | undefined,
+  fromFlag: boolean,
+  tokenFile: string | undefined,
+  cwd: string,
+): { token: string; warning?: string | undefined } {
+  if (fromFlag && tokenFile !== undefined) {
+    throw new ConfigurationError("--token and --token-file were both given", {
+      hint: "keep --token-file: a token on the command line shows in `ps` to every user of the machine",
+    });
+  }
+  if (tokenFile !== undefined && tokenFile.trim() !== "") return readTokenFile(tokenFile.trim(), cwd);
+  if (token !== undefined) return { token };
+  throw new ConfigurationError("missing --token (or WHILLY_WORKER_TOKEN)", {
+    hint: "set WHILLY_WORKER_TOKEN or pass --token-file FILE (a --token value shows in `ps`); whilly-worker --help shows every flag",
+  });
 }
 
 function resolveWorkerId(

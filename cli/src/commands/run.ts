@@ -26,7 +26,11 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           default: DEFAULT_TASK_TIMEOUT,
           describe: "kill the agent after this long per task: 90s, 30m, 1h (bare number: seconds)",
         })
-        .option("max-tasks", { type: "string", describe: "stop after this many tasks finished" })
+        .option("max-tasks", {
+          type: "string",
+          describe:
+            "stop after this many tasks finished (exit 0 when they are all DONE; run again to continue)",
+        })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {
       if (args.file === undefined && args.plan === undefined) {

@@ -13,6 +13,7 @@ import {
   scratchDir,
   spawnBin,
   waitFor,
+  writePlanFile,
 } from "../../../test/support/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 
@@ -142,6 +143,93 @@ describe("whilly server", () => {
       );
       // No secret reaches the log.
       expect(done.err).not.toContain('boot"');
+    });
+
+    it("logs every claim, completion, failure and release as one JSON line, without secrets or task text", async () => {
+      const repo = makeRepo();
+      writePlanFile(join(repo, "tasks.json"), "logged", [
+        ["G-1", "high"],
+        ["G-2", "medium"],
+        ["G-3", "low"],
+      ]);
+      const env = { WHILLY_DATABASE_URL: database.url, WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP };
+      expect((await runBin(["plan", "import", "tasks.json"], { cwd: repo, env: baseEnv(env) })).code).toBe(0);
+      const { proc, url } = await startServer(scratchDir(), env);
+      let token = "";
+      try {
+        const post = async (path: string, body: object, bearer: string) => {
+          const reply = await fetch(`${url}${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          expect(reply.status).toBeLessThan(300);
+          return (await reply.json()) as {
+            worker_id: string;
+            token: string;
+            task: { id: string; version: number };
+          };
+        };
+        const worker = await post("/workers/register", { hostname: "logger" }, BOOTSTRAP);
+        token = worker.token;
+        const fence = (task: { version: number }) => ({
+          worker_id: worker.worker_id,
+          plan_id: "logged",
+          version: task.version,
+        });
+        const claim = () =>
+          post("/tasks/claim", { worker_id: worker.worker_id, plan_id: "logged", start: true }, token);
+        const first = (await claim()).task;
+        await post(`/tasks/${first.id}/complete`, { ...fence(first), cost_usd: "0.0125" }, token);
+        const second = (await claim()).task;
+        await post(
+          `/tasks/${second.id}/fail`,
+          { ...fence(second), reason: "tests_failed", cost_usd: 0.02 },
+          token,
+        );
+        const third = (await claim()).task;
+        await post(`/tasks/${third.id}/release`, { ...fence(third), reason: "shutdown" }, token);
+        const ids = { plan_id: "logged", worker_id: worker.worker_id };
+        const expected = [
+          { event: "task.claimed", ...ids, task_id: "G-1", status: "IN_PROGRESS", version: 2, attempts: 1 },
+          {
+            event: "task.completed",
+            ...ids,
+            task_id: "G-1",
+            status: "DONE",
+            version: 3,
+            cost_usd: "0.012500",
+          },
+          { event: "task.claimed", ...ids, task_id: "G-2", status: "IN_PROGRESS", version: 2 },
+          {
+            event: "task.failed",
+            ...ids,
+            task_id: "G-2",
+            status: "FAILED",
+            cost_usd: "0.020000",
+            reason: "tests_failed",
+          },
+          { event: "task.claimed", ...ids, task_id: "G-3", status: "IN_PROGRESS" },
+          { event: "task.released", ...ids, task_id: "G-3", status: "PENDING", reason: "shutdown" },
+        ];
+        const taskLines = () => logLines(proc.err()).filter((line) => line.event.startsWith("task."));
+        await waitFor("the task log lines", () => (taskLines().length >= expected.length ? true : undefined));
+        expect(taskLines()).toEqual(
+          expected.map((line) => expect.objectContaining({ level: "info", ...line })),
+        );
+        // A claim carries no cost; a release without one names none.
+        expect(
+          taskLines()
+            .filter((line) => "cost_usd" in line)
+            .map((line) => line.event),
+        ).toEqual(["task.completed", "task.failed"]);
+      } finally {
+        proc.child.kill("SIGTERM");
+      }
+      const done = await proc.done;
+      expect(done.code).toBe(0);
+      for (const secret of [BOOTSTRAP, token, "Do the work of"]) expect(done.err).not.toContain(secret);
+      expect(done.err).not.toContain("description");
     });
   });
 

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
+import { createTaskClient, type RunAttempt, runWorkerLoop, sleep, type WorkerStats } from "@whilly/agent";
 import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
@@ -9,7 +9,7 @@ import { printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
 import { progressPrinter } from "./progress.js";
 import { localWorkerId, processAlive, recoverOrphanedClaims } from "./recover.js";
-import { renderSummary, summarizeRun, summaryJson } from "./summary.js";
+import { type RunSummary, renderSummary, summarizeRun, summaryJson } from "./summary.js";
 
 /** Options of {@link runLocal}. Durations are ms. */
 export type LocalRunOptions = {
@@ -27,7 +27,8 @@ export type LocalRunOptions = {
  * `whilly run` in one process: import or resume the plan, recover claims an earlier run left behind,
  * then claim and run tasks one at a time through the in-process control plane until no task can be
  * claimed any more, and print a summary.
- * @returns 0 when every task is DONE or SKIPPED, 1 otherwise, 130 when interrupted.
+ * @returns 0 when every task is DONE or SKIPPED, or when `--max-tasks` stopped a run whose tasks all
+ *   succeeded; 1 otherwise; 130 when interrupted.
  */
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
   const { io, settings } = ctx;
@@ -82,8 +83,9 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
   io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  let stats: WorkerStats | undefined;
   try {
-    await runWorkerLoop({
+    stats = await runWorkerLoop({
       client,
       planId: plan.id,
       runAttempt: options.makeRunAttempt(io.cwd),
@@ -114,7 +116,29 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
   );
   if (stop.signal.aborted) return EXIT.interrupted;
-  return summary.ok ? EXIT.ok : EXIT.failed;
+  if (summary.ok) return EXIT.ok;
+  return stoppedByMaxTasks(ctx, options.maxTasks, stats, summary) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * When `--max-tasks` ended the run with tasks left, says so on stderr. The limit is the user's request,
+ * not a failure: the run counts as ok (exit 0) when every task it ran is DONE.
+ * @returns true when the run stopped at the limit and none of its attempts failed or was lost.
+ */
+function stoppedByMaxTasks(
+  ctx: CliContext,
+  maxTasks: number | undefined,
+  stats: WorkerStats | undefined,
+  summary: RunSummary,
+): boolean {
+  if (maxTasks === undefined || stats === undefined) return false;
+  const ran = stats.completed + stats.failed;
+  if (ran < maxTasks) return false;
+  const left = summary.tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
+  ctx.io.err.write(
+    `whilly run: stopped after ${ran} task(s) (--max-tasks ${maxTasks}); ${left} task(s) left; run again to continue\n`,
+  );
+  return stats.failed === 0 && stats.lost === 0;
 }
 
 /** Imports or resumes the file's plan, or looks up the stored plan `planId` when there is no file. */

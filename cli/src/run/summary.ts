@@ -12,7 +12,10 @@ import { type Io, painter } from "../io.js";
 import { STATUS_STYLE } from "../output/status-style.js";
 import { displayDuration, renderTable } from "../output/table.js";
 
-/** The end-of-run picture of one task. Money is micro-USD, time ms summed over attempts. */
+/**
+ * The end-of-run picture of one task. Money is micro-USD and time ms, both summed over every attempt
+ * the task ever made (those before a `plan reset` included), so COST and TIME cover the same attempts.
+ */
 export type TaskSummary = {
   readonly id: string;
   readonly status: TaskStatus;
@@ -20,7 +23,7 @@ export type TaskSummary = {
   readonly attempts: number;
   readonly costMicroUsd: number;
   readonly durationMs: number;
-  /** The last failure reason, or what blocks a pending task. */
+  /** The last failure reason in full, or what blocks a pending task; the table shortens it. */
   readonly note: string;
 };
 
@@ -46,8 +49,7 @@ export function summarizeRun(
   const reasons = new Map<string, string>();
   for (const event of events) {
     if (!event.taskId) continue;
-    // A reset starts the task's clock again, as it does its attempts; spend stays (the money was spent).
-    if (event.eventType === EVENT_TYPES.reset) durations.delete(event.taskId);
+    // A reset keeps both spend and time: the money and the minutes were spent either way.
     if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
       // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
       const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
@@ -89,7 +91,14 @@ export function summarizeRun(
 function failureNote(event: EventRecord): string {
   const reason = String(event.payload.reason ?? "failed");
   const message = event.detail?.message;
-  return typeof message === "string" && message !== "" ? `${reason}: ${message.slice(0, 160)}` : reason;
+  return typeof message === "string" && message !== "" ? `${reason}: ${message}` : reason;
+}
+
+/** The longest note the table shows; JSON carries it whole. */
+const TABLE_NOTE_CHARS = 160;
+
+function shortNote(note: string): string {
+  return note.length <= TABLE_NOTE_CHARS ? note : `${note.slice(0, TABLE_NOTE_CHARS - 1)}…`;
 }
 
 /** The summary as a table plus a totals line, for stdout. */
@@ -101,7 +110,7 @@ export function renderSummary(summary: RunSummary, io: Io): string {
     String(t.attempts),
     displayUsd(t.costMicroUsd),
     t.durationMs > 0 ? displayDuration(t.durationMs) : "-",
-    t.note,
+    shortNote(t.note),
   ]);
   const table = renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
   const counts = Object.entries(summary.counts)

@@ -112,6 +112,11 @@ export function translateError(error: unknown): unknown {
   return rule ? rule.make(message, error) : error;
 }
 
+/** The SQLSTATE of the Postgres error inside `error` (e.g. `3D000`), if there is one. */
+export function sqlState(error: unknown): string | undefined {
+  return postgresError(error)?.code;
+}
+
 /** The Postgres error inside `error`: itself, or on its `cause` chain (drizzle wraps once). */
 function postgresError(error: unknown): PgErrorFields | undefined {
   let current: unknown = error;

@@ -3,6 +3,7 @@ export type { Db, Tx } from "./db.js";
 export { translateError } from "./errors.js";
 export type { NewEvent } from "./events/insert-events.js";
 export { migrationsFolder } from "./migrations-folder.js";
+export { createPostgresDatabase } from "./open/create-database.js";
 export { openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
 export { migratePostgres, openPostgresStore } from "./open/postgres.js";
 export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";

@@ -163,10 +163,11 @@ describe("whilly plan create", () => {
       {
         id: "capped plan",
         name: "Capped",
-        tasks: 0,
+        created_at: expect.any(String),
+        task_count: 0,
         counts: { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 },
-        budget_micro_usd: 5_250_000,
-        spent_micro_usd: 0,
+        budget_usd: "5.250000",
+        spent_usd: "0.000000",
       },
     ]);
     // `plan show --json` names its units as `plan list --json` does.
@@ -174,8 +175,9 @@ describe("whilly plan create", () => {
     expect(show.plan).toEqual({
       id: "capped plan",
       name: "Capped",
-      budget_micro_usd: 5_250_000,
-      spent_micro_usd: 0,
+      budget_usd: "5.250000",
+      spent_usd: "0.000000",
+      task_count: 0,
     });
   });
 });

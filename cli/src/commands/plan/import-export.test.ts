@@ -56,8 +56,12 @@ describe("whilly plan import", () => {
     const list = await runCli(["plan", "list", "--json"], { cwd: repo });
     expect(list.code).toBe(0);
     expect(list.err).toBe("");
-    const stored = JSON.parse(list.out) as { id: string; tasks: number; counts: Record<string, number> }[];
-    expect(stored.map((p) => [p.id, p.tasks]).sort()).toEqual(Object.values(expected).sort());
+    const stored = JSON.parse(list.out) as {
+      id: string;
+      task_count: number;
+      counts: Record<string, number>;
+    }[];
+    expect(stored.map((p) => [p.id, p.task_count]).sort()).toEqual(Object.values(expected).sort());
     // The v4-1 file says "done" for 15 tasks and "pending" for the rest.
     expect(stored.find((p) => p.id === V41_ID)?.counts).toMatchObject({ DONE: 15, PENDING: 16 });
   });

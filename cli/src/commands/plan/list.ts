@@ -1,9 +1,10 @@
 import { displayUsd } from "@whilly/core";
+import { toPlanSummaryPayload } from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { renderTable } from "../../output/table.js";
 
-/** `whilly plan list`: every stored plan with task counts and spend. */
+/** `whilly plan list`: every stored plan with task counts and spend (`--json`: money as `*_usd` decimal strings). */
 export function listCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "list",
@@ -13,15 +14,8 @@ export function listCommand(y: Argv, ctx: CliContext): Argv {
       const store = await ctx.store({ mustExist: true });
       const plans = await store.listPlans();
       if (args.json) {
-        const json = plans.map((p) => ({
-          id: p.id,
-          name: p.name,
-          tasks: p.taskCount,
-          counts: p.counts,
-          budget_micro_usd: p.budgetMicroUsd ?? null,
-          spent_micro_usd: p.spentMicroUsd,
-        }));
-        ctx.io.out.write(`${JSON.stringify(json, null, 2)}\n`);
+        // The read API's own shape (`GET /api/v1/plans`), so a script reads both the same way.
+        ctx.io.out.write(`${JSON.stringify(plans.map(toPlanSummaryPayload), null, 2)}\n`);
         return;
       }
       if (plans.length === 0) {

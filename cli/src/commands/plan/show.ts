@@ -1,4 +1,4 @@
-import { detectCycles, PlanNotFound, renderPlanGraph, type TaskStatus } from "@whilly/core";
+import { detectCycles, formatUsd, PlanNotFound, renderPlanGraph, type TaskStatus } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { painter } from "../../io.js";
@@ -32,8 +32,9 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
           plan: {
             id: plan.id,
             name: plan.name,
-            budget_micro_usd: plan.budgetMicroUsd ?? null,
-            spent_micro_usd: plan.spentMicroUsd,
+            budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
+            spent_usd: formatUsd(plan.spentMicroUsd),
+            task_count: tasks.length,
           },
           tasks: tasks.map((t) => ({
             id: t.id,
@@ -41,6 +42,7 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
             priority: t.priority,
             dependencies: t.dependencies,
             attempts: t.attempts,
+            cost_usd: formatUsd(t.spentMicroUsd),
           })),
           blocked: blocked.map((b) => ({ task_id: b.taskId, blocked_by: b.blockedBy })),
         };

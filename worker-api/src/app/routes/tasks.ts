@@ -11,6 +11,7 @@ import { asPresentedWorker, asWorker, costFromBody, resolvePlanId, workerCredent
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
+import { logTaskTransition } from "../task-log.js";
 
 /**
  * Protocol v1 task routes: `POST /tasks/claim` and `POST /tasks/{id}/start|complete|fail|release`.
@@ -30,6 +31,7 @@ export function taskRoutes(deps: AppDeps) {
       const body = await readBody(c, claimRequestSchema);
       const claimed = await claimWithinBound(deps, c, body);
       if (!claimed) return c.body(null, 204);
+      logTaskTransition(deps.log, "task.claimed", claimed.task, body.worker_id);
       return c.json({
         task: toTaskPayload(claimed.task),
         plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
@@ -61,6 +63,7 @@ export function taskRoutes(deps: AppDeps) {
         });
       });
       notify(task.planId);
+      logTaskTransition(deps.log, "task.completed", task, body.worker_id, { costMicroUsd: reported(body) });
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/fail", credential, async (c) => {
@@ -80,6 +83,10 @@ export function taskRoutes(deps: AppDeps) {
           detail: body.detail,
         });
       });
+      logTaskTransition(deps.log, "task.failed", task, body.worker_id, {
+        costMicroUsd: reported(body),
+        reason: body.reason,
+      });
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/release", credential, async (c) => {
@@ -98,6 +105,15 @@ export function taskRoutes(deps: AppDeps) {
         });
       });
       notify(task.planId);
+      logTaskTransition(deps.log, "task.released", task, body.worker_id, {
+        costMicroUsd: reported(body),
+        reason: body.reason,
+      });
       return c.json({ task: toTaskPayload(task) });
     });
+}
+
+/** The cost a report carried, in micro-USD; `undefined` when it named none. */
+function reported(body: { cost_usd?: number | string | null | undefined }): number | undefined {
+  return body.cost_usd === null || body.cost_usd === undefined ? undefined : costFromBody(body.cost_usd);
 }

@@ -9,6 +9,7 @@ import { translateError } from "../errors.js";
 import { appliedCount, applyMigrations, shippedCount } from "../migrate.js";
 import { postgresReadyListener } from "../ready/listen-postgres.js";
 import type { Store } from "../store.js";
+import { missingDatabaseError } from "./create-database.js";
 
 /**
  * Opens the store on a Postgres server through a node-postgres pool. The schema must be migrated
@@ -16,7 +17,8 @@ import type { Store } from "../store.js";
  * several control planes may share it.
  * @param url a `postgres://` connection URL. @param options.max pool size (default 10).
  * @throws {StoreUnavailable} when the server cannot be reached.
- * @throws {ConfigurationError} when the database is missing, refuses the login, or lacks migrations.
+ * @throws {ConfigurationError} when the database is missing (the hint says how to create it), refuses
+ *   the login, or lacks migrations.
  */
 export async function openPostgresStore(url: string, options: { max?: number } = {}): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
@@ -38,7 +40,7 @@ export async function openPostgresStore(url: string, options: { max?: number } =
     }
   } catch (error) {
     await pool.end().catch(() => {});
-    throw translateError(error);
+    throw missingDatabaseError(url, error) ?? translateError(error);
   }
   return createStore(db, {
     driver: "postgres",
@@ -64,7 +66,7 @@ export async function migratePostgres(url: string): Promise<{ applied: number }>
     );
     return { applied };
   } catch (error) {
-    throw translateError(error);
+    throw missingDatabaseError(url, error) ?? translateError(error);
   } finally {
     await client.end().catch(() => {});
   }
