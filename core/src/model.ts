@@ -48,6 +48,13 @@ export type PlanRecord = {
   /** `undefined` means unlimited. */
   readonly budgetMicroUsd: MicroUsd | undefined;
   readonly spentMicroUsd: MicroUsd;
+  /**
+   * What a claim reserves per attempt while the plan has a budget (docs/claim.md); `undefined` for the
+   * default (the largest of the last 20 recorded attempt costs).
+   */
+  readonly reserveMicroUsd?: MicroUsd | undefined;
+  /** The reservations of the attempts in flight, µUSD. */
+  readonly reservedMicroUsd?: MicroUsd | undefined;
   readonly agentInstructions: AgentInstructions;
   readonly extra: JsonObject;
   readonly createdAt: Date;
