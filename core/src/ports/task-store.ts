@@ -212,10 +212,17 @@ export interface TaskStore {
   fail(fence: FinishReport & { reason: string; detail?: JsonObject | undefined }): Promise<FinishResult>;
 
   /**
-   * → `PENDING`, clearing the claim; writes `RELEASE` with `{version, reason}`.
+   * → `PENDING`, clearing the claim and settling its budget reservation; writes `RELEASE` with
+   * `{version, reason}`. A cost counts once per idempotency key, like a finish's.
    * @throws {VersionConflict} @throws {NotOwner}
    */
-  release(fence: TaskFence & { reason: string; costMicroUsd?: MicroUsd | undefined }): Promise<TaskRecord>;
+  release(
+    fence: TaskFence & {
+      reason: string;
+      costMicroUsd?: MicroUsd | undefined;
+      idempotencyKey?: string | undefined;
+    },
+  ): Promise<TaskRecord>;
 
   /**
    * Returns to `PENDING` every task claimed by `workerId` (any plan), with `RELEASE` events carrying

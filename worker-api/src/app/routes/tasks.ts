@@ -57,6 +57,7 @@ export function taskRoutes(deps: AppDeps) {
           workerId: body.worker_id,
           version: body.version,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
           detail: body.detail,
         });
       });
@@ -77,6 +78,7 @@ export function taskRoutes(deps: AppDeps) {
           version: body.version,
           reason: body.reason,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
           detail: body.detail,
         });
       });
@@ -95,6 +97,7 @@ export function taskRoutes(deps: AppDeps) {
           version: body.version,
           reason: body.reason,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
         });
       });
       notify(task.planId);
