@@ -37,6 +37,8 @@ export type PlanSpec = {
   readonly name: string;
   readonly tasks: readonly TaskSpec[];
   readonly agentInstructions: AgentInstructions;
+  /** The file's `reserve_usd` (µUSD): what a claim reserves per attempt while the plan has a budget. */
+  readonly reserveMicroUsd?: MicroUsd | undefined;
   /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
   readonly extra: JsonObject;
 };

@@ -152,6 +152,15 @@ export function describeAttemptCostContract(ctx: ContractContext): void {
       expect(after?.reservedMicroUsd).toBe(0);
     });
 
+    it("takes the reserve from the plan file, and a re-import's value replaces it", async () => {
+      await ctx.store.importPlan({ ...plan("p", [task("A")]), reserveMicroUsd: 300 });
+      expect((await ctx.store.getPlan("p"))?.reserveMicroUsd).toBe(300);
+      await ctx.store.importPlan({ ...plan("p", [task("A")]), reserveMicroUsd: 0 });
+      expect((await ctx.store.getPlan("p"))?.reserveMicroUsd).toBe(0);
+      const { plan: after } = await ctx.store.setPlanBudget("p", 1_000, { reserveMicroUsd: null });
+      expect(after.reserveMicroUsd).toBeUndefined();
+    });
+
     it("a plan without a budget reserves nothing", async () => {
       await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
       await runNext(ctx.store, "p", "w1", 500);
