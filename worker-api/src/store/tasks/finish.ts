@@ -4,18 +4,15 @@ import {
   type FinishReport,
   type FinishResult,
   type JsonObject,
-  PlanNotFound,
-  type TaskFence,
   targetOf,
-  VersionConflict,
 } from "@whilly/core";
 import { events, taskDeps, tasks } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
-import { assertCost, capSpend, lockPlan, type PlanLock } from "../plans/add-spend.js";
+import { assertCost, capSpend } from "../plans/add-spend.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
-import { type PlanRow, toNumeric, toTaskRecord } from "../rows.js";
+import { toNumeric, toTaskRecord } from "../rows.js";
 import { storableJson } from "../text.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 import { attemptKey, heldAttempt, recordCostCte, settlePlanCte } from "./attempt-cost.js";
@@ -166,24 +163,4 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
       (SELECT count(*) FROM crossing) > 0 AS crossed
     FROM held LEFT JOIN finished ON true
   `;
-}
-
-/**
- * {@link lockPlan} for a fenced call: a missing plan means the task is gone, which the port reports as a
- * version conflict with no actual version or status.
- * @returns the plan row as the lock read it.
- */
-export async function lockPlanOfTask(
-  tx: Db,
-  fence: TaskFence,
-  mode: PlanLock = "exclusive",
-): Promise<PlanRow> {
-  try {
-    return await lockPlan(tx, fence.planId, mode);
-  } catch (error) {
-    if (error instanceof PlanNotFound) {
-      throw new VersionConflict(fence.taskId, fence.version, undefined, undefined, fence.planId);
-    }
-    throw error;
-  }
 }
