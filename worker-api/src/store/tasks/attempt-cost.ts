@@ -79,7 +79,7 @@ export function settlePlanCte(input: { planId: string; added: SQL; settle: SQL; 
       reserved_attempts = GREATEST(p.reserved_attempts - d.attempts, 0)
     FROM (SELECT ${input.added} AS added, ${input.settle} AS settle, ${input.attempts} AS attempts) d
     WHERE p.id = ${input.planId} AND (d.added > 0 OR d.attempts > 0)
-    RETURNING p.id, p.budget_usd, p.spent_usd, p.last_spend_crossed
+    RETURNING p.id, p.budget_usd, p.spent_usd, p.last_spend_crossed, d.attempts AS settled_attempts
   )`;
 }
 

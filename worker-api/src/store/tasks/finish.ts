@@ -81,7 +81,8 @@ export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Prom
  *    reservation given back. Writing the row once, rather than locking it and then updating it, is
  *    what keeps this statement out of deadlocks with the claims' foreign-key locks (docs/claim.md).
  *    `crossing` writes `plan.budget_exceeded` when the write noted the crossing; it reads `logged`,
- *    so its event's id follows the transition's.
+ *    so its event's id follows the transition's. `room` signals the plan when the reservation given
+ *    back may let a claim refused for lack of room in the budget through.
  */
 function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL {
   const cost = toNumeric(fence.costMicroUsd);
@@ -157,10 +158,14 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
       FROM settled, (SELECT count(*) FROM logged) AS after_transition
       WHERE settled.last_spend_crossed
       RETURNING id
+    ), room AS (
+      SELECT pg_notify(${READY_CHANNEL}, ${readyPayload(fence.planId)}) FROM settled
+      WHERE settled.settled_attempts > 0 AND settled.spent_usd < settled.budget_usd
     )
     SELECT held.ok AS bearer_held, ${TASK_COLUMNS},
       ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`false`} AS signalled,
-      (SELECT count(*) FROM crossing) > 0 AS crossed
+      (SELECT count(*) FROM crossing) > 0 AS crossed,
+      (SELECT count(*) FROM room) > 0 AS room
     FROM held LEFT JOIN finished ON true
   `;
 }
