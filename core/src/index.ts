@@ -7,6 +7,7 @@ export * from "./events.js";
 export * from "./gate.js";
 export * from "./model.js";
 export * from "./money.js";
+export { USD_CASES } from "./money-cases.js";
 export * from "./plan/index.js";
 export * from "./ports/task-store.js";
 export * from "./prompt/index.js";

@@ -43,6 +43,8 @@ export type PlanSpec = {
   readonly agentInstructions: AgentInstructions;
   /** `agent_instructions` values that are not lists of strings: kept for export, left out of prompts. */
   readonly keptInstructions: JsonObject;
+  /** The file's `reserve_usd` (µUSD): what a claim reserves per attempt while the plan has a budget. */
+  readonly reserveMicroUsd?: MicroUsd | undefined;
   /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
   readonly extra: JsonObject;
 };
@@ -54,6 +56,13 @@ export type PlanRecord = {
   /** `undefined` means unlimited. */
   readonly budgetMicroUsd: MicroUsd | undefined;
   readonly spentMicroUsd: MicroUsd;
+  /**
+   * What a claim reserves per attempt while the plan has a budget (docs/claim.md); `undefined` for the
+   * default (the largest of the last 20 recorded attempt costs).
+   */
+  readonly reserveMicroUsd?: MicroUsd | undefined;
+  /** The reservations of the attempts in flight, µUSD. */
+  readonly reservedMicroUsd?: MicroUsd | undefined;
   readonly agentInstructions: AgentInstructions;
   /** See {@link PlanSpec.keptInstructions}. */
   readonly keptInstructions: JsonObject;

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { displayUsd, formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
+import { USD_CASES } from "./money-cases.js";
 
 const micro = fc.integer({ min: 0, max: MAX_MICRO_USD });
 
@@ -75,7 +76,7 @@ describe("money", () => {
     for (const bad of ["", "-1", "1e3", "abc", "1.", ".5", "NaN", "100000000"])
       expect(parseUsd(bad)).toBeUndefined();
     for (const bad of [-0.01, Number.NaN, Number.POSITIVE_INFINITY]) expect(parseUsd(bad)).toBeUndefined();
-    expect(parseUsd(" 2.5 ")).toBe(2_500_000);
+    expect(parseUsd(" 2.5 ")).toBeUndefined();
   });
 
   it("formats for people with two to four decimals", () => {
@@ -83,5 +84,11 @@ describe("money", () => {
     expect(displayUsd(0)).toBe("$0.00");
     expect(displayUsd(1_500_000)).toBe("$1.50");
     expect(formatUsd(-1)).toBe("-0.000001");
+  });
+});
+
+describe("the amount rule", () => {
+  it.each(USD_CASES)("parseUsd($input) is $micro", ({ input, micro }) => {
+    expect(parseUsd(input)).toBe(micro);
   });
 });

@@ -104,6 +104,17 @@ const jsonObject = z
   // The pipe's input is `unknown`, which OpenAPI would show as any value: say what is accepted.
   .meta({ type: "object", description: `a JSON object, nested at most ${MAX_NESTING} levels deep` });
 
+/**
+ * Names the attempt a report is about, so its cost counts once however often the report is sent, and
+ * also when it meets a lost lease (docs/protocol.md). Without it the control plane derives one from
+ * the fence.
+ */
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe("the attempt's key: its cost counts once over every retry of the report");
+
 /** `POST /tasks/{id}/start` body. */
 export const startRequestSchema = z.strictObject({ ...fence });
 export type StartRequest = z.infer<typeof startRequestSchema>;
@@ -112,6 +123,7 @@ export type StartRequest = z.infer<typeof startRequestSchema>;
 export const completeRequestSchema = z.strictObject({
   ...fence,
   cost_usd: cost.nullable().optional(),
+  idempotency_key: idempotencyKey.optional(),
   detail: jsonObject.optional(),
 });
 export type CompleteRequest = z.infer<typeof completeRequestSchema>;
@@ -121,6 +133,7 @@ export const failRequestSchema = z.strictObject({
   ...fence,
   reason: z.string().min(1).max(2048),
   cost_usd: cost.nullable().optional(),
+  idempotency_key: idempotencyKey.optional(),
   detail: jsonObject.optional(),
 });
 export type FailRequest = z.infer<typeof failRequestSchema>;
@@ -130,6 +143,7 @@ export const releaseRequestSchema = z.strictObject({
   ...fence,
   reason: z.string().min(1).max(2048),
   cost_usd: cost.nullable().optional(),
+  idempotency_key: idempotencyKey.optional(),
 });
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   customType,
   foreignKey,
@@ -76,6 +77,21 @@ export const plans = pgTable(
     /** NULL means unlimited. */
     budgetUsd: money("budget_usd"),
     spentUsd: money("spent_usd").notNull().default("0"),
+    /**
+     * What a claim reserves per attempt in a budgeted plan (docs/claim.md); NULL means the largest
+     * cost among the plan's last 20 recorded attempt costs.
+     */
+    reserveUsd: money("reserve_usd"),
+    /** Sum of the reservations of the plan's attempts in flight; kept only while the plan has a budget. */
+    reservedUsd: money("reserved_usd").notNull().default("0"),
+    /** How many attempts in flight hold a reservation (of any amount, 0 included). */
+    reservedAttempts: integer("reserved_attempts").notNull().default(0),
+    /**
+     * Whether the latest spend addition took spend from under the budget to at or over it: written by
+     * the addition's own UPDATE, which sees the spend before it, so the statement learns of the crossing
+     * without locking the row first (docs/claim.md says why a statement touches the plan row once).
+     */
+    lastSpendCrossed: boolean("last_spend_crossed").notNull().default(false),
     agentInstructions: jsonb("agent_instructions")
       .$type<JsonObject>()
       .notNull()
@@ -89,6 +105,10 @@ export const plans = pgTable(
   (t) => [
     check("plans_budget_non_negative", sql`${t.budgetUsd} IS NULL OR ${t.budgetUsd} >= 0`),
     check("plans_spent_non_negative", sql`${t.spentUsd} >= 0`),
+    check(
+      "plans_reservations_non_negative",
+      sql`(${t.reserveUsd} IS NULL OR ${t.reserveUsd} >= 0) AND ${t.reservedUsd} >= 0 AND ${t.reservedAttempts} >= 0`,
+    ),
     uniqueIndex("plans_github_issue_ref_unique")
       .on(t.githubIssueRef)
       .where(sql`${t.githubIssueRef} IS NOT NULL`),
@@ -143,6 +163,8 @@ export const tasks = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** Spend over every attempt, failed ones included. */
     spentUsd: money("spent_usd").notNull().default("0"),
+    /** The running attempt's budget reservation; NULL when it holds none (no budget, or not claimed). */
+    reservedUsd: money("reserved_usd"),
     /**
      * How many dependencies are not `DONE`. Kept by the store (set on insert, decremented by the
      * completing transaction, recomputed by reset) so a claim tests one column instead of joining
@@ -227,5 +249,30 @@ export const events = pgTable(
     uniqueIndex("events_idempotency_key_unique")
       .on(t.idempotencyKey)
       .where(sql`${t.idempotencyKey} IS NOT NULL`),
+  ],
+);
+
+/**
+ * The cost each attempt reported, once: `idempotency_key` names the attempt (sent by the worker, or
+ * derived from the report's fence for a client that sends none), so a retried report, or one that meets
+ * a lost lease, adds its cost to the plan exactly once. The latest rows of a plan also give the default
+ * budget reservation (docs/claim.md).
+ */
+export const attemptCosts = pgTable(
+  "attempt_costs",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    planId: idText("plan_id")
+      .notNull()
+      .references(() => plans.id, { onDelete: "cascade" }),
+    taskId: idText("task_id").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    costUsd: money("cost_usd").notNull(),
+    createdAt: instant("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("attempt_costs_plan_key_unique").on(t.planId, t.idempotencyKey),
+    index("attempt_costs_plan_id_id").on(t.planId, t.id),
+    check("attempt_costs_cost_non_negative", sql`${t.costUsd} >= 0`),
   ],
 );

@@ -47,6 +47,17 @@ describe("task client", () => {
     expect(headers.authorization).toBe("Bearer tok");
   });
 
+  it("sends the report's idempotency key with complete and fail, and no field without one", async () => {
+    const { fetch, seen } = replying(200, { task: { ...task, status: "DONE", version: 4 } });
+    const client = createTaskClient({ baseUrl: "http://cp/", fetch, workerId: "w1", token: "tok" });
+    await client.complete(task, { costUsd: "0.1", detail: {}, idempotencyKey: "att-1" });
+    await client.fail(task, "r", { costUsd: "0.1", detail: {}, idempotencyKey: "att-2" });
+    await client.complete(task, { costUsd: "0.1", detail: {} });
+    const bodies = seen.map((s) => JSON.parse(String(s.init.body)));
+    expect(bodies.map((b) => b.idempotency_key)).toEqual(["att-1", "att-2", undefined]);
+    expect(Object.keys(bodies[2])).not.toContain("idempotency_key");
+  });
+
   it("returns undefined for a 204 claim", async () => {
     const client = createTaskClient({ baseUrl: "http://cp", fetch: replying(204).fetch, workerId: "w1" });
     expect(await client.claim("p")).toBeUndefined();

@@ -32,7 +32,12 @@ type FencedBody = { worker_id?: string; version?: number; [key: string]: unknown
 type Parser<T> = { safeParse(value: unknown): { success: boolean; data?: T } };
 
 /** What the worker reports when an attempt ends. `costUsd` is a decimal string (exact). */
-export type AttemptReport = { costUsd: string; detail: JsonObject };
+export type AttemptReport = {
+  costUsd: string;
+  detail: JsonObject;
+  /** Names the attempt, so the control plane counts its cost once however often it is reported. */
+  idempotencyKey?: string | undefined;
+};
 
 /**
  * A protocol v1 client for one worker identity.
@@ -129,11 +134,17 @@ export function createTaskClient(options: {
       return required(reply, "start").task;
     },
     async complete(task, report) {
-      const body = { ...fence(task), cost_usd: report.costUsd, detail: report.detail };
+      const body = { ...fence(task), cost_usd: report.costUsd, detail: report.detail, ...keyOf(report) };
       return required(await post(taskPath(task, "complete"), body, taskResponseSchema), "complete").task;
     },
     async fail(task, reason, report) {
-      const body = { ...fence(task), reason, cost_usd: report.costUsd, detail: report.detail };
+      const body = {
+        ...fence(task),
+        reason,
+        cost_usd: report.costUsd,
+        detail: report.detail,
+        ...keyOf(report),
+      };
       return required(await post(taskPath(task, "fail"), body, taskResponseSchema), "fail").task;
     },
     async release(task, reason) {
@@ -170,4 +181,9 @@ function conflictFrom(e: ErrorEnvelope, request: FencedBody): WhillyError {
   }
   const expected = e.expected_version ?? request.version ?? 0;
   return new VersionConflict(taskId, expected, e.actual_version ?? undefined, e.actual_status ?? undefined);
+}
+
+/** The body field carrying the report's idempotency key, when it has one. */
+function keyOf(report: AttemptReport): { idempotency_key?: string } {
+  return report.idempotencyKey === undefined ? {} : { idempotency_key: report.idempotencyKey };
 }

@@ -38,6 +38,7 @@ type Call = { method: string; version?: number; reason?: string };
  */
 function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
   const calls: Call[] = [];
+  const reportKeys: (string | undefined)[] = [];
   const next = (method: keyof TaskClient): unknown => {
     const steps = script[method] ?? [];
     const used = calls.filter((c) => c.method === method).length - 1;
@@ -60,12 +61,20 @@ function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
       return reply<ClaimResponse | undefined>("claim");
     },
     start: (task) => reply("start", { version: task.version }),
-    complete: (task) => reply("complete", { version: task.version }),
+    complete: (task, report) => {
+      reportKeys.push(report.idempotencyKey);
+      return reply("complete", { version: task.version });
+    },
     fail: (task, reason) => reply("fail", { version: task.version, reason }),
     release: (task, reason) => reply("release", { version: task.version, reason }),
     heartbeat: () => reply<HeartbeatResponse>("heartbeat"),
   };
-  return { client, calls, count: (method: string) => calls.filter((c) => c.method === method).length };
+  return {
+    client,
+    calls,
+    reportKeys,
+    count: (method: string) => calls.filter((c) => c.method === method).length,
+  };
 }
 
 function loopOptions(client: TaskClient, overrides: Partial<WorkerLoopOptions> = {}) {
@@ -150,6 +159,27 @@ describe("runWorkerLoop", () => {
     expect(stats).toMatchObject({ completed: 1, lost: 0 });
     expect(count("complete")).toBe(2);
     expect(events.map((e) => e.kind)).toEqual(["claimed", "started", "retrying", "finished"]);
+  });
+
+  it("sends one idempotency key on every retry of an attempt's report, and a new one per attempt", async () => {
+    const { client, reportKeys } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [
+        new TransportError("control plane answered 503", 503),
+        { ...inProgress, status: "DONE", version: 3 },
+        new TransportError("control plane answered 503", 503),
+        { ...inProgress, status: "DONE", version: 3 },
+      ],
+      heartbeat: [{ ok: true }],
+    });
+    const { options } = loopOptions(client, { maxTasks: 2 });
+    await runWorkerLoop(options);
+    const keys = reportKeys;
+    expect(keys).toHaveLength(4);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect([keys[1], keys[3]]).toEqual([keys[0], keys[2]]);
+    expect(keys[2]).not.toBe(keys[0]);
   });
 
   it("drops the result of a task another worker finished meanwhile (409 at a later version)", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type ClaimResponse,
   Forbidden,
@@ -188,9 +189,11 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
 
   /** Reports the attempt until the control plane answers; false when the result was dropped. */
   async function report(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<boolean> {
+    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
     const body = {
       costUsd: formatUsd(attempt.costMicroUsd),
       detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
+      idempotencyKey: randomUUID(),
     };
     try {
       await retry(attempt.ok ? "complete" : "fail", () =>

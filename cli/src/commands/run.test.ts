@@ -141,7 +141,7 @@ describe("whilly run with a fake agent", () => {
     expect(fail?.payload).toMatchObject({ reason: "timeout" });
   });
 
-  it("stops claiming once a plan's spend reaches its budget, with one plan.budget_exceeded", async () => {
+  it("stops claiming when spend plus the next attempt's reservation would pass the budget", async () => {
     const { repo, run, ran, env } = setup("capped", [
       ["B-1", "high"],
       ["B-2", "medium"],
@@ -158,25 +158,28 @@ describe("whilly run with a fake agent", () => {
 
     const first = await run("tasks.json");
     expect(first.code).toBe(1);
-    // 0.0125 < 0.02 lets B-2 be claimed; 0.025 >= 0.02 stops B-3.
-    expect(ran()).toEqual(["B-1", "B-2"]);
+    // B-1 cost 0.0125, so each claim reserves 0.0125: 0.0125 + 0.0125 > 0.02 stops B-2 (docs/claim.md).
+    expect(ran()).toEqual(["B-1"]);
     expect(first.err).toContain("whilly run: added 3 new task(s) from the file\n");
-    expect(row(first.out, "B-3").slice(0, 2)).toEqual(["B-3", "PENDING"]);
-    expect(first.out).toContain("spent $0.025 of $0.02 budget");
+    expect(row(first.out, "B-2").slice(0, 2)).toEqual(["B-2", "PENDING"]);
+    expect(first.out).toContain("spent $0.0125 of $0.02 budget");
     expect(first.out).toContain(
       "budget exhausted: no further task is claimed until the budget is raised: whilly plan budget 'capped' <USD|none>\n",
     );
 
     const second = await run("--plan", "capped");
     expect(second.code).toBe(1);
-    expect(ran()).toEqual(["B-1", "B-2"]);
+    expect(ran()).toEqual(["B-1"]);
     const events = await eventsOf(repo, "capped");
-    const exceeded = events.filter((e) => e.eventType === "plan.budget_exceeded");
-    expect(exceeded).toHaveLength(1);
-    expect(exceeded[0]?.taskId).toBeUndefined();
+    // The reservation kept spend under the budget, so it was never crossed.
+    expect(events.filter((e) => e.eventType === "plan.budget_exceeded")).toEqual([]);
 
     const raise = await runCli(["plan", "budget", "capped", "1"], { cwd: repo, env });
-    expect(raise).toEqual({ code: 0, out: "plan 'capped' budget: $0.02 → $1.00 (spent $0.025).\n", err: "" });
+    expect(raise).toEqual({
+      code: 0,
+      out: "plan 'capped' budget: $0.02 → $1.00 (spent $0.0125).\n",
+      err: "",
+    });
     const third = await run("--plan", "capped");
     expect(third.code).toBe(0);
     expect(ran()).toEqual(["B-1", "B-2", "B-3"]);

@@ -5,6 +5,7 @@ import {
   type EventRecord,
   formatUsd,
   type PlanRecord,
+  parseUsd,
   type TaskRecord,
   type TaskStatus,
 } from "@whilly/core";
@@ -75,7 +76,7 @@ export function summarizeRun(
       note,
     };
   });
-  const budgetExhausted = plan.budgetMicroUsd !== undefined && plan.spentMicroUsd >= plan.budgetMicroUsd;
+  const budgetExhausted = budgetStops(plan, tasks, events);
   return {
     planId: plan.id,
     ok: tasks.every((t) => t.status === "DONE" || t.status === "SKIPPED"),
@@ -85,6 +86,32 @@ export function summarizeRun(
     budgetMicroUsd: plan.budgetMicroUsd,
     budgetExhausted,
   };
+}
+
+/**
+ * Whether the budget is what stops the plan: spend at or over it, or a ready task left that a claim
+ * refuses because spend plus the attempt's reservation would pass the budget. R is worked out as the
+ * store does (docs/claim.md): the plan's reserve, else the largest of the last 20 attempt costs.
+ */
+function budgetStops(
+  plan: PlanRecord,
+  tasks: readonly TaskRecord[],
+  events: readonly EventRecord[],
+): boolean {
+  const budget = plan.budgetMicroUsd;
+  if (budget === undefined) return false;
+  if (plan.spentMicroUsd >= budget) return true;
+  const done = new Set(tasks.filter((t) => t.status === "DONE").map((t) => t.id));
+  const readyLeft = tasks.some((t) => t.status === "PENDING" && t.dependencies.every((d) => done.has(d)));
+  if (!readyLeft) return false;
+  const costs = events
+    .filter((e) => e.eventType === EVENT_TYPES.complete || e.eventType === EVENT_TYPES.fail)
+    .slice(-20)
+    .map((e) => (typeof e.payload.cost_usd === "string" ? (parseUsd(e.payload.cost_usd) ?? 0) : 0))
+    .filter((cost) => cost > 0);
+  const reserve = plan.reserveMicroUsd ?? (costs.length > 0 ? Math.max(...costs) : undefined);
+  if (reserve === undefined) return false;
+  return plan.spentMicroUsd + (plan.reservedMicroUsd ?? 0) + reserve > budget;
 }
 
 /** A failed attempt in a few words: its reason and, when the agent said why, that too. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { USD_CASES } from "../money-cases.js";
 import { classifyAgentRun } from "./classify.js";
 import { agentOutcomeDetail } from "./detail.js";
 import type { AgentRunReport } from "./outcome.js";
@@ -380,5 +381,13 @@ describe("agentOutcomeDetail", () => {
     const ok = agentOutcomeDetail(classifyAgentRun(run()), 1);
     expect(ok).not.toHaveProperty("reason");
     expect(typeof ok.output_tail).toBe("string");
+  });
+});
+
+describe("the agent's total_cost_usd follows the one amount rule (docs/protocol.md)", () => {
+  it.each(USD_CASES)("total_cost_usd $input gives $micro µUSD, 0 when refused", ({ input, micro }) => {
+    // JSON text as the CLI would print it: numbers as numbers, strings quoted.
+    const stdout = JSON.stringify(resultJson({ total_cost_usd: input }));
+    expect(classifyAgentRun(run({ stdout })).costMicroUsd).toBe(micro ?? 0);
   });
 });

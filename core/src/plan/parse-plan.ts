@@ -1,6 +1,7 @@
 import { detectCycles, formatCycle } from "../dag/index.js";
 import { PlanInvalid } from "../errors.js";
 import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
+import { type MicroUsd, parseUsd } from "../money.js";
 import { type SplitInstructions, splitInstructions } from "./instructions.js";
 import { formatPath, IssueList, type TaskScope } from "./issues.js";
 import { findDuplicateKeys } from "./json-duplicates.js";
@@ -77,6 +78,7 @@ function readPlan(
   const name = readProject(value.project, issues);
   const id = readPlanId(value, name, planIdOverride, issues);
   const agentInstructions = readInstructions(value.agent_instructions, issues);
+  const reserveMicroUsd = readReserve(value.reserve_usd, issues);
   const parsed = readTasks(value.tasks, issues);
   if (parsed) checkGraph(parsed, issues);
 
@@ -95,8 +97,25 @@ function readPlan(
     tasks,
     agentInstructions: (agentInstructions ?? NO_INSTRUCTIONS).lines,
     keptInstructions: (agentInstructions ?? NO_INSTRUCTIONS).kept,
+    ...(reserveMicroUsd === undefined ? {} : { reserveMicroUsd }),
     extra,
   };
+}
+
+/**
+ * `reserve_usd`: what a claim reserves per attempt while the plan has a budget (docs/claim.md), an
+ * amount by the one rule of `parseUsd`; kept in `extra` too, so export writes it back.
+ */
+function readReserve(value: unknown, issues: IssueList): MicroUsd | undefined {
+  if (value === undefined || value === null) return undefined;
+  const micro = typeof value === "number" || typeof value === "string" ? parseUsd(value) : undefined;
+  if (micro === undefined) {
+    issues.plan(
+      ["reserve_usd"],
+      `'reserve_usd' must be an amount of USD from 0 to 99999999.999999, e.g. 0.25 or "0.25"; got ${show(value)}`,
+    );
+  }
+  return micro;
 }
 
 function readProject(value: unknown, issues: IssueList): string | undefined {

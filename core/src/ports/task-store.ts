@@ -46,6 +46,16 @@ export type TaskFence = {
   readonly version: number;
 };
 
+/**
+ * A finish's fence and the attempt's cost (µUSD). `idempotencyKey` names the attempt so its cost counts
+ * once however often the report is sent (docs/protocol.md); without one the store derives a key from the
+ * fence, which a retry of the same report repeats.
+ */
+export type FinishReport = TaskFence & {
+  readonly costMicroUsd: MicroUsd;
+  readonly idempotencyKey?: string | undefined;
+};
+
 /** The result of a complete or fail: the task after the transition, and whether spend crossed the budget. */
 export type FinishResult = {
   readonly task: TaskRecord;
@@ -74,6 +84,8 @@ export interface TaskStore {
     id: string;
     name: string;
     budgetMicroUsd?: MicroUsd | undefined;
+    /** The per-attempt budget reservation (docs/claim.md); `undefined` for the default rule. */
+    reserveMicroUsd?: MicroUsd | undefined;
   }): Promise<{ created: boolean; plan: PlanRecord }>;
 
   /**
@@ -85,6 +97,7 @@ export interface TaskStore {
   setPlanBudget(
     planId: string,
     budgetMicroUsd: MicroUsd | undefined,
+    options?: { reserveMicroUsd?: MicroUsd | null | undefined },
   ): Promise<{ before: PlanRecord; plan: PlanRecord }>;
 
   /**
@@ -184,27 +197,32 @@ export interface TaskStore {
   /**
    * → `DONE`, adds `costMicroUsd` to the task's and the plan's spend, decrements the dependents'
    * unfinished-dependency counters, and writes `COMPLETE` (with `detail`), plus `plan.budget_exceeded`
-   * on the crossing. Claim columns are cleared.
-   * @throws {VersionConflict} @throws {NotOwner}
+   * on the crossing. Claim columns are cleared, and the attempt's budget reservation settled.
+   * The cost counts once per `idempotencyKey` (the attempt's; derived from the fence when absent),
+   * also when the fence is refused because the lease was lost: the agent ran and the money is spent.
+   * @throws {VersionConflict} @throws {NotOwner} (after recording the cost)
    */
-  complete(
-    fence: TaskFence & { costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
-  ): Promise<FinishResult>;
+  complete(fence: FinishReport & { detail?: JsonObject | undefined }): Promise<FinishResult>;
 
   /**
    * → `FAILED`, adding the attempt's cost like {@link TaskStore.complete}; writes `FAIL` with
    * `{version, reason}` and `detail`.
    * @throws {VersionConflict} @throws {NotOwner}
    */
-  fail(
-    fence: TaskFence & { reason: string; costMicroUsd: MicroUsd; detail?: JsonObject | undefined },
-  ): Promise<FinishResult>;
+  fail(fence: FinishReport & { reason: string; detail?: JsonObject | undefined }): Promise<FinishResult>;
 
   /**
-   * → `PENDING`, clearing the claim; writes `RELEASE` with `{version, reason}`.
+   * → `PENDING`, clearing the claim and settling its budget reservation; writes `RELEASE` with
+   * `{version, reason}`. A cost counts once per idempotency key, like a finish's.
    * @throws {VersionConflict} @throws {NotOwner}
    */
-  release(fence: TaskFence & { reason: string; costMicroUsd?: MicroUsd | undefined }): Promise<TaskRecord>;
+  release(
+    fence: TaskFence & {
+      reason: string;
+      costMicroUsd?: MicroUsd | undefined;
+      idempotencyKey?: string | undefined;
+    },
+  ): Promise<TaskRecord>;
 
   /**
    * Returns to `PENDING` every task claimed by `workerId` (any plan), with `RELEASE` events carrying

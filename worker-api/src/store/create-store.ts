@@ -1,5 +1,5 @@
 import type { Db } from "./db.js";
-import { translateError } from "./errors.js";
+import { retryOnce, translateError } from "./errors.js";
 import { appendEvent, appendEvents } from "./events/append-events.js";
 import { listEvents } from "./events/events.js";
 import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
@@ -26,7 +26,8 @@ import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
  * Builds the store over an open drizzle database. Each write runs in its own transaction (a thrown
  * error rolls it back, which also keeps PGlite's single connection usable), or, when it is a single
  * statement, in that statement's own implicit transaction; and every driver error is
- * translated into whilly's error tree at this boundary.
+ * translated into whilly's error tree at this boundary. An operation Postgres aborted as a deadlock
+ * or serialization failure ran to no effect, so it is run once more before the error is answered.
  * @param options.close releases the connection, pool or embedded database (and its lock).
  * @param options.listenForReady subscribes to the database's ready signals, where the driver can.
  */
@@ -37,7 +38,7 @@ export function createStore(
   const read = <A extends unknown[], R>(op: (db: Db, ...args: A) => Promise<R>) => {
     return async (...args: A): Promise<R> => {
       try {
-        return await op(db, ...args);
+        return await retryOnce(() => op(db, ...args));
       } catch (error) {
         throw translateError(error);
       }
@@ -46,7 +47,7 @@ export function createStore(
   const write = <A extends unknown[], R>(op: (tx: Db, ...args: A) => Promise<R>) => {
     return async (...args: A): Promise<R> => {
       try {
-        return await db.transaction((tx) => op(tx, ...args));
+        return await retryOnce(() => db.transaction((tx) => op(tx, ...args)));
       } catch (error) {
         throw translateError(error);
       }

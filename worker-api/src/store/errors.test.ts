@@ -1,6 +1,6 @@
 import { StoreUnavailable } from "@whilly/core";
 import { describe, expect, it } from "vitest";
-import { translateError } from "./errors.js";
+import { retryOnce, translateError } from "./errors.js";
 
 // Shaped as drizzle throws it over PGlite or node-postgres: the SQLSTATE on the wrapper's cause.
 function failedQuery(code: string, message: string): Error {
@@ -21,5 +21,31 @@ describe("translateError", () => {
       expect((error as StoreUnavailable).message).toBe(`the database cannot write: ${text} (${code})`);
       expect((error as StoreUnavailable).hint).toContain("free space");
     }
+  });
+});
+
+describe("retryOnce", () => {
+  const failing = (codes: string[]) => {
+    let calls = 0;
+    const op = async () => {
+      const code = codes[calls++];
+      if (code !== undefined) throw Object.assign(new Error(`failed with ${code}`), { code });
+      return calls;
+    };
+    return { op, calls: () => calls };
+  };
+
+  it.each(["40P01", "40001"])("runs an operation aborted with %s once more", async (code) => {
+    const { op } = failing([code]);
+    expect(await retryOnce(op)).toBe(2);
+  });
+
+  it("answers a second abort, and never retries other errors", async () => {
+    const twice = failing(["40P01", "40P01"]);
+    await expect(retryOnce(twice.op)).rejects.toMatchObject({ code: "40P01" });
+    expect(twice.calls()).toBe(2);
+    const other = failing(["23505"]);
+    await expect(retryOnce(other.op)).rejects.toMatchObject({ code: "23505" });
+    expect(other.calls()).toBe(1);
   });
 });

@@ -127,3 +127,21 @@ function postgresError(error: unknown): PgErrorFields | undefined {
   }
   return undefined;
 }
+
+/** SQLSTATEs of an aborted transaction that wrote nothing: deadlock detected, serialization failure. */
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+/**
+ * Runs `op`, and once more when Postgres aborted it as a deadlock or serialization failure: the
+ * statement or transaction was rolled back whole, so running it again cannot apply it twice. The lock
+ * order of docs/claim.md keeps these rare; a second failure is answered (as `StoreUnavailable`).
+ */
+export async function retryOnce<R>(op: () => Promise<R>): Promise<R> {
+  try {
+    return await op();
+  } catch (error) {
+    const code = postgresError(error)?.code;
+    if (code === undefined || !RETRYABLE.has(code)) throw error;
+    return op();
+  }
+}

@@ -18,8 +18,13 @@ export function before(ms: number): SQL<Date> {
   return sql<Date>`now() - make_interval(secs => ${ms}::double precision / 1000)`;
 }
 
-/** The column values of a task nobody holds. */
-export const NO_CLAIM = { claimedBy: null, claimedAt: null, leaseExpiresAt: null } as const;
+/** The column values of a task nobody holds: no lease, and no budget reservation. */
+export const NO_CLAIM = {
+  claimedBy: null,
+  claimedAt: null,
+  leaseExpiresAt: null,
+  reservedUsd: null,
+} as const;
 
 /** `version + 1` and `updated_at = now()`: what every transition sets besides its own columns. */
 export function bumpVersion() {

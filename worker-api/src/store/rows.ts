@@ -61,6 +61,8 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     name: row.name,
     budgetMicroUsd: row.budgetUsd === null ? undefined : toMicroUsd(row.budgetUsd),
     spentMicroUsd: toMicroUsd(row.spentUsd),
+    reserveMicroUsd: row.reserveUsd === null ? undefined : toMicroUsd(row.reserveUsd),
+    reservedMicroUsd: toMicroUsd(row.reservedUsd),
     ...storedInstructions(row.agentInstructions),
     extra: row.extra,
     createdAt: row.createdAt,

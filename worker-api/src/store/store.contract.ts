@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeAttemptCostContract } from "./contract/attempt-cost.contract.js";
 import { describeBlockedContract } from "./contract/blocked.contract.js";
 import { describeBudgetContract } from "./contract/budget.contract.js";
 import { describeClaimContract } from "./contract/claims.contract.js";
@@ -40,6 +41,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeFencingContract(ctx);
     describeMoneyContract(ctx);
     describeBudgetContract(ctx);
+    describeAttemptCostContract(ctx);
     describeOneStatementContract(ctx);
     describeBlockedContract(ctx);
     describeLeaseContract(ctx);

@@ -35,6 +35,24 @@ describe("whilly plan budget", () => {
     ]);
   });
 
+  it("--reserve sets the per-attempt reservation, default clears it, and a bad one is refused", async () => {
+    const repo = makeRepo(template);
+    await runCli(["plan", "create", "--id", "p", "--name", "P"], { cwd: repo });
+    expect(await runCli(["plan", "budget", "p", "5", "--reserve", "0.25"], { cwd: repo })).toEqual({
+      code: 0,
+      out: "plan 'p' budget: unlimited → $5.00 (spent $0.00, reserve $0.25 per attempt).\n",
+      err: "",
+    });
+    expect((await runCli(["plan", "budget", "p", "5", "--reserve", "default"], { cwd: repo })).out).toBe(
+      "plan 'p' budget: $5.00 → $5.00 (spent $0.00, reserve default per attempt).\n",
+    );
+    const bad = await runCli(["plan", "budget", "p", "5", "--reserve", " 1"], { cwd: repo });
+    expect([bad.code, bad.err.split("\n")[0]]).toEqual([
+      1,
+      "error: --reserve must be a non-negative amount in USD, e.g. 5.00; got ' 1'",
+    ]);
+  });
+
   it("refuses a bad amount (exit 1) and an unknown plan (exit 2), changing nothing", async () => {
     const repo = makeRepo(template);
     await runCli(["plan", "create", "--id", "p", "--name", "P", "--budget", "5"], { cwd: repo });

@@ -59,6 +59,7 @@ export function taskRoutes(deps: AppDeps) {
           workerId: body.worker_id,
           version: body.version,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
           detail: body.detail,
         });
       });
@@ -80,6 +81,7 @@ export function taskRoutes(deps: AppDeps) {
           version: body.version,
           reason: body.reason,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
           detail: body.detail,
         });
       });
@@ -102,6 +104,7 @@ export function taskRoutes(deps: AppDeps) {
           version: body.version,
           reason: body.reason,
           costMicroUsd,
+          idempotencyKey: body.idempotency_key,
         });
       });
       notify(task.planId);

@@ -138,7 +138,12 @@ export function describeClaimContract(ctx: ContractContext): void {
     });
 
     it("claims while spend is strictly under the budget and stops when spend equals it", async () => {
-      await ctx.store.createPlan({ id: "p", name: "budgeted", budgetMicroUsd: 1_000_000 });
+      await ctx.store.createPlan({
+        id: "p",
+        name: "budgeted",
+        budgetMicroUsd: 1_000_000,
+        reserveMicroUsd: 0,
+      });
       await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
       await runNext(ctx.store, "p", "w1", 999_999);
       const b = await runNext(ctx.store, "p", "w1", 1);

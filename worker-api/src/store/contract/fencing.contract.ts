@@ -3,15 +3,25 @@ import { describe, expect, it } from "vitest";
 import type { Store } from "../store.js";
 import { type ContractContext, caught, claimAs, eventTypes, plan, sleep, task } from "./helpers.contract.js";
 
-type Mutation = { name: string; run: (store: Store, fence: TaskFence) => Promise<unknown> };
+/** `lostCost`: what a refused call from a worker that really held the attempt still adds to spend. */
+type Mutation = {
+  name: string;
+  run: (store: Store, fence: TaskFence) => Promise<unknown>;
+  lostCost: number;
+};
 
 const MUTATIONS: Mutation[] = [
-  { name: "start", run: (store, fence) => store.start(fence) },
-  { name: "complete", run: (store, fence) => store.complete({ ...fence, costMicroUsd: 10 }) },
-  { name: "fail", run: (store, fence) => store.fail({ ...fence, reason: "is_error", costMicroUsd: 10 }) },
+  { name: "start", run: (store, fence) => store.start(fence), lostCost: 0 },
+  { name: "complete", run: (store, fence) => store.complete({ ...fence, costMicroUsd: 10 }), lostCost: 10 },
+  {
+    name: "fail",
+    run: (store, fence) => store.fail({ ...fence, reason: "is_error", costMicroUsd: 10 }),
+    lostCost: 10,
+  },
   {
     name: "release",
     run: (store, fence) => store.release({ ...fence, reason: "shutdown", costMicroUsd: 10 }),
+    lostCost: 0,
   },
 ];
 
@@ -34,7 +44,7 @@ export function describeFencingContract(ctx: ContractContext): void {
     };
   }
 
-  describe.each(MUTATIONS)("$name fencing", ({ run }) => {
+  describe.each(MUTATIONS)("$name fencing", ({ run, lostCost }) => {
     it("refuses a stale version with VersionConflict naming the actual version and status", async () => {
       const claimed = await claimedTask();
       const before = await snapshot();
@@ -102,7 +112,8 @@ export function describeFencingContract(ctx: ContractContext): void {
         actualVersion: retaken?.version,
         actualStatus: "CLAIMED",
       });
-      expect(await snapshot()).toEqual(before);
+      // The agent ran and its cost is real: a finish counts it on the plan, leaving the task alone.
+      expect(await snapshot()).toEqual({ ...before, spent: (before.spent ?? 0) + lostCost });
     });
   });
 

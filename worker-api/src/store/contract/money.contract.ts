@@ -105,7 +105,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
     });
 
     it("still reports the budget crossing exactly once when the sum saturates", async () => {
-      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: MAX_MICRO_USD });
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: MAX_MICRO_USD, reserveMicroUsd: 0 });
       await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
       const held = [];
       for (let i = 0; i < 3; i++) held.push(await claimAs(ctx.store, "p", "w1"));
@@ -125,7 +125,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
 
   describe("plan.budget_exceeded", () => {
     it("is written once, by the finish that crosses the budget, with exact decimal amounts", async () => {
-      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000_000 });
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000_000, reserveMicroUsd: 0 });
       await ctx.store.importPlan(
         plan(
           "p",
@@ -162,7 +162,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
     });
 
     it("is not written again by later finishes over the budget, nor for plans without one", async () => {
-      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 100 });
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 100, reserveMicroUsd: 0 });
       await ctx.store.importPlan(
         plan(
           "p",
@@ -199,7 +199,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
     });
 
     it("is written when a failed attempt's cost crosses the budget", async () => {
-      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 500 });
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 500, reserveMicroUsd: 0 });
       await ctx.store.importPlan(plan("p", [task("A")]));
       const claimed = await claimAs(ctx.store, "p", "w1");
       const failed = await ctx.store.fail({
@@ -220,7 +220,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
     });
 
     it("is written exactly once when many finishes run at the same time, and the sum stays exact", async () => {
-      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000_000 });
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000_000, reserveMicroUsd: 0 });
       await ctx.store.importPlan(
         plan(
           "p",

@@ -33,6 +33,21 @@ export function describeOneStatementContract(ctx: ContractContext): void {
       expect(await ctx.store.listEvents("p")).toEqual(before);
     });
 
+    it("with start where the reservation has no room: nothing claimed, reserved or logged", async () => {
+      await ctx.store.createPlan({ id: "p", name: "tight", budgetMicroUsd: 100, reserveMicroUsd: 60 });
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const a = await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      expect(a?.task).toMatchObject({ id: "A", status: "IN_PROGRESS", attempts: 1 });
+      const before = await ctx.store.listEvents("p");
+      // 0 spent + 60 reserved + 60 > 100.
+      const b = await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
+      expect(b).toBeUndefined();
+      expect(await ctx.store.getTask("p", "B")).toMatchObject({ status: "PENDING", version: 0, attempts: 0 });
+      expect((await ctx.store.getPlan("p"))?.reservedMicroUsd).toBe(60);
+      expect(await ctx.store.listEvents("p")).toEqual(before);
+    });
+
     it("on a missing plan, with or without start: PlanNotFound, and other plans untouched", async () => {
       await ctx.store.importPlan(plan("p", [task("A")]));
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });

@@ -19,7 +19,7 @@ import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { LEASED } from "../lease.js";
 import { signalReady } from "../ready/signal-ready.js";
-import { type PlanRow, type TaskRow, toPlanRecord } from "../rows.js";
+import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
@@ -48,10 +48,18 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
       name: plan.name,
       agentInstructions: copyInstructions(plan),
       extra: plan.extra,
+      reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
     })
     .onConflictDoNothing({ target: plans.id })
     .returning();
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
+  // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
+  if (!inserted && plan.reserveMicroUsd !== undefined) {
+    await tx
+      .update(plans)
+      .set({ reserveUsd: toNumeric(plan.reserveMicroUsd) })
+      .where(eq(plans.id, plan.id));
+  }
   const filled = !inserted && isBlank(planRow);
   if (filled) planRow = await fillPlanContext(tx, plan);
   const planChanged = inserted || filled ? [] : planDifferences(planRow, plan);

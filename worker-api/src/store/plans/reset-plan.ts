@@ -1,6 +1,6 @@
 import { EVENT_TYPES, targetOf } from "@whilly/core";
 import { plans, taskDeps, tasks } from "@whilly/schema";
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { bumpVersion, NO_CLAIM } from "../lease.js";
@@ -12,7 +12,8 @@ import { lockPlan } from "./add-spend.js";
  * - `keep_tasks`: every task back to `PENDING` (the table's RESET edge), claims cleared, attempts 0,
  *   unfinished-dependency counters recomputed (every dependency is pending again), version bumped; one
  *   `RESET` `{reason: "manual_reset", mode: "keep_tasks", version}` per task. Earlier events stay: the log
- *   is append-only. Spend is kept, on the plan and on each task, since the money was spent.
+ *   is append-only. Spend is kept, on the plan and on each task, since the money was spent; budget
+ *   reservations of attempts in flight are dropped with their claims.
  * - `failed`: only `FAILED` tasks back to `PENDING` (a retry: attempts and spend are kept, their
  *   dependencies are all `DONE`, so they are ready at once); one `RESET` `{reason: "retry_failed",
  *   mode: "failed", version}` each.
@@ -24,6 +25,16 @@ export async function resetPlan(
   planId: string,
   mode: "keep_tasks" | "hard" | "failed",
 ): Promise<number> {
+  // Task rows in id order, then the plan row (docs/claim.md): a finish in flight holds its task and
+  // then writes the plan, so taking the plan first could wait on a task whose finish waits on us.
+  if (mode !== "failed") {
+    await tx
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(eq(tasks.planId, planId))
+      .orderBy(asc(tasks.id))
+      .for("update");
+  }
   await lockPlan(tx, planId);
   if (mode === "failed") return retryFailed(tx, planId);
   if (mode === "hard") {
@@ -46,6 +57,8 @@ export async function resetPlan(
     })
     .where(eq(tasks.planId, planId))
     .returning({ id: tasks.id, version: tasks.version });
+  // Every claim was cleared above, so no reservation is left in flight.
+  await tx.update(plans).set({ reservedUsd: "0", reservedAttempts: 0 }).where(eq(plans.id, planId));
   // A plan with tasks has a task without dependencies (plans are acyclic), now ready again.
   return recordResets(tx, planId, rows, { reason: "manual_reset", mode: "keep_tasks" });
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, InvalidInput, MAX_MICRO_USD, type MicroUsd, type PlanRecord } from "@whilly/core";
+import { EVENT_TYPES, type MicroUsd, type PlanRecord } from "@whilly/core";
 import { plans } from "@whilly/schema";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db.js";
@@ -6,6 +6,7 @@ import { insertEvents } from "../events/insert-events.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toMicroUsd, toNumeric, toPlanRecord } from "../rows.js";
 import { lockPlan } from "./add-spend.js";
+import { assertAmount } from "./create-plan.js";
 
 /**
  * Changes a plan's budget (call inside a transaction) and writes one `plan.budget_changed` event
@@ -17,6 +18,8 @@ import { lockPlan } from "./add-spend.js";
  * polls parked on an exhausted budget wake and claim. A later finish that crosses the new budget writes
  * a new `plan.budget_exceeded`.
  * @param budgetMicroUsd `undefined` for unlimited; 0 blocks every claim.
+ * @param options.reserveMicroUsd the per-attempt reservation (docs/claim.md): `null` back to the
+ *   default rule, `undefined` to leave it as it is.
  * @returns the plan before and after the change.
  * @throws {PlanNotFound} @throws {InvalidInput} for a budget out of range.
  */
@@ -24,15 +27,19 @@ export async function setPlanBudget(
   tx: Db,
   planId: string,
   budgetMicroUsd: MicroUsd | undefined,
+  options: { reserveMicroUsd?: MicroUsd | null | undefined } = {},
 ): Promise<{ before: PlanRecord; plan: PlanRecord }> {
   const budget = budgetMicroUsd;
-  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0 || budget > MAX_MICRO_USD)) {
-    throw new InvalidInput("budgetMicroUsd", "budget must be a whole, non-negative number of micro-dollars");
-  }
+  assertAmount("budgetMicroUsd", budget);
+  const reserve = options.reserveMicroUsd;
+  assertAmount("reserveMicroUsd", reserve);
   const locked = await lockPlan(tx, planId);
   const [row] = await tx
     .update(plans)
-    .set({ budgetUsd: budget === undefined ? null : toNumeric(budget) })
+    .set({
+      budgetUsd: budget === undefined ? null : toNumeric(budget),
+      ...(reserve === undefined ? {} : { reserveUsd: reserve === null ? null : toNumeric(reserve) }),
+    })
     .where(eq(plans.id, planId))
     .returning();
   if (!row) throw new Error(`plan '${planId}' was locked but cannot be updated`);

@@ -7,7 +7,7 @@ import {
   type TaskRecord,
   targetOf,
 } from "@whilly/core";
-import { events, plans, tasks } from "@whilly/schema";
+import { attemptCosts, events, plans, tasks } from "@whilly/schema";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { leaseUntil } from "../lease.js";
@@ -37,6 +37,8 @@ export type ClaimInput = {
 /** A claimed task and its plan as the claim read it, for the claim's answer. */
 export type ClaimedWithPlan = { readonly task: TaskRecord; readonly plan: PlanRecord };
 
+/** How many of a plan's latest recorded attempt costs give its default reservation. */
+const RESERVE_WINDOW = 20;
 const CLAIMABLE = statusList(allowedFrom("CLAIM"));
 const PLAN_COLUMNS = prefixedColumns(plans, "plan", "p_");
 const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
@@ -49,6 +51,10 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same statement,
  * counting an attempt and writing `START` `{version}` with the second version bump, exactly as a
  * separate start would (`start.ts`).
+ *
+ * In a plan with a budget, the claim also reserves the attempt's likely cost on the plan row, and is
+ * refused when spend + reservations + this reservation would pass the budget (docs/claim.md gives the
+ * reserve's rule and the lock order); a plan without a budget skips that step and never writes its row.
  *
  * The budget check, the pick, the update and the event inserts are one statement, so it is atomic
  * without a transaction of its own: a claim costs one round trip instead of six (BEGIN, plan read,
@@ -81,17 +87,36 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
       ORDER BY t.priority_rank, t.id
       LIMIT 1
       FOR UPDATE SKIP LOCKED
+    ), reserve AS MATERIALIZED (
+      SELECT COALESCE(plan.reserve_usd, (
+        SELECT max(recent.cost_usd) FROM (
+          SELECT c.cost_usd FROM ${attemptCosts} c WHERE c.plan_id = ${input.planId}
+          ORDER BY c.id DESC LIMIT ${RESERVE_WINDOW}
+        ) AS recent
+      )) AS amount
+      FROM plan WHERE plan.budget_usd IS NOT NULL AND EXISTS (SELECT 1 FROM picked)
+    ), reserved AS (
+      UPDATE ${plans} p SET
+        reserved_usd = p.reserved_usd + COALESCE(reserve.amount, 0),
+        reserved_attempts = p.reserved_attempts + 1
+      FROM reserve
+      WHERE p.id = ${input.planId} AND p.budget_usd IS NOT NULL AND p.spent_usd < p.budget_usd
+        AND CASE WHEN reserve.amount IS NULL THEN p.reserved_attempts = 0
+          ELSE p.spent_usd + p.reserved_usd + reserve.amount <= p.budget_usd END
+      RETURNING COALESCE(reserve.amount, 0) AS amount
     ), claimed AS (
       UPDATE ${tasks} t SET
         status = ${start ? targetOf("START") : targetOf("CLAIM")},
         claimed_by = ${input.workerId},
         claimed_at = now(),
         lease_expires_at = ${leaseUntil(input.leaseMs)},
+        reserved_usd = (SELECT amount FROM reserved),
         version = t.version + ${start ? 2 : 1}::integer,
         attempts = t.attempts + ${start ? 1 : 0}::integer,
         updated_at = now()
       FROM picked
       WHERE t.plan_id = picked.plan_id AND t.id = picked.id AND t.status IN (${CLAIMABLE})
+        AND (NOT EXISTS (SELECT 1 FROM reserve) OR EXISTS (SELECT 1 FROM reserved))
       RETURNING t.*
     ), logged AS (
       INSERT INTO ${events} (plan_id, task_id, event_type, payload)

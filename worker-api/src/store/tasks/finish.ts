@@ -1,28 +1,25 @@
 import {
   allowedFrom,
   EVENT_TYPES,
+  type FinishReport,
   type FinishResult,
   type JsonObject,
-  type MicroUsd,
-  PlanNotFound,
-  type TaskFence,
   targetOf,
-  VersionConflict,
 } from "@whilly/core";
-import { events, plans, taskDeps, tasks } from "@whilly/schema";
+import { events, taskDeps, tasks } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
-import { assertCost, capSpend, lockPlan, type PlanLock } from "../plans/add-spend.js";
+import { assertCost, capSpend } from "../plans/add-spend.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
-import { type PlanRow, toNumeric, toTaskRecord } from "../rows.js";
+import { toNumeric, toTaskRecord } from "../rows.js";
 import { storableJson } from "../text.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
+import { attemptKey, heldAttempt, recordCostCte, settlePlanCte } from "./attempt-cost.js";
 import { explainRejection } from "./fence.js";
 
-/** What a finish names: the fence, the attempt's cost, its detail, and optionally the request's bearer. */
-export type FinishFence = TaskFence & {
-  costMicroUsd: MicroUsd;
+/** What a finish names: the fence, the attempt's cost and key, its detail, and optionally the request's bearer. */
+export type FinishFence = FinishReport & {
   detail?: JsonObject | undefined;
   bearer?: PresentedBearer | undefined;
 };
@@ -37,22 +34,27 @@ const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
 
 /**
  * Ends an attempt: `CLAIMED`/`IN_PROGRESS` → `DONE` or `FAILED`, claim columns cleared, `costMicroUsd`
- * added to the task's and the plan's spend (failed runs cost money too). A task finished straight from
- * `CLAIMED` (a client that never called start) counts its attempt here. `DONE` decrements the
- * unfinished-dependency counter of every dependent and signals the plan when one became ready; `FAILED`
- * leaves them blocked. Writes `COMPLETE` `{version, worker_id, cost_usd}` or `FAIL` `{version,
- * worker_id, cost_usd, reason}` with `detail`, then `plan.budget_exceeded` if this spend crossed the
- * budget.
+ * added to the task's and the plan's spend (failed runs cost money too), the attempt's budget reservation
+ * settled. A task finished straight from `CLAIMED` (a client that never called start) counts its attempt
+ * here. `DONE` decrements the unfinished-dependency counter of every dependent and signals the plan when
+ * one became ready; `FAILED` leaves them blocked. Writes `COMPLETE` `{version, worker_id, cost_usd}` or
+ * `FAIL` `{version, worker_id, cost_usd, reason}` with `detail`, then `plan.budget_exceeded` if this
+ * spend crossed the budget.
+ *
+ * The cost is recorded under the attempt's idempotency key (see `attemptKey`) at most once, whether or
+ * not the fence holds: a report that meets a lost lease (409) still counts its cost on the plan, and a
+ * retried report counts nothing again.
  *
  * All of it is one statement (see {@link finishStatement}), atomic without a transaction of its own;
  * only a rejected fence costs a second read, to say why.
  * @returns the finished task, and whether this finish's spend crossed the plan's budget.
  * @throws {BearerNotStored} when `fence.bearer` is given and not stored for the worker (nothing changed).
- * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost.
+ * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost or key.
  */
 export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
-  const [raw] = rawRows(await db.execute(finishStatement(fence, outcome)));
+  const key = attemptKey(fence);
+  const [raw] = rawRows(await db.execute(finishStatement(fence, key, outcome)));
   if (raw?.bearer_held !== true) throw new BearerNotStored();
   const row = fromPrefixed(tasks, raw, "t_");
   if (!row) throw await explainRejection(db, fence, allowedFrom(outcome.transition));
@@ -61,29 +63,28 @@ export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Prom
 
 /**
  * The finish as one statement, its steps chained through their RETURNING rows so that each runs only
- * after (and only if) the one before it did:
+ * after (and only if) the one before it did. Locks follow docs/claim.md's order: task rows first (this
+ * attempt's, then its dependents in id order), the plan row last and in one write.
  *
  * 0. `held`: the presented bearer is still stored for the worker (true without one); every write
- *    below hangs on the plan lock, which hangs on it.
- * 1. `plan`: the plan row's lock, first, as every operation on a plan's tasks takes it (see
- *    {@link lockPlan}): shared without spend, since the row is then only read and finishes may run
- *    side by side; exclusive with spend, which it adds below.
- * 2. `finished`: the fenced update (version, status and owner; no row when any differs), addressed
- *    by primary key and joined to `plan` so that it runs only once the plan is held.
- * 3. `logged`: the `COMPLETE`/`FAIL` event, its version from the update.
- * 4. COMPLETE only, when the task has dependents: `dependents` locks them in id order (two finishes
+ *    below hangs on it.
+ * 1. `finished`: the fenced update (version, status and owner; no row when any differs), addressed by
+ *    primary key; it clears the reservation and returns the one it held (`settled_usd`, read from the
+ *    row as the statement began: only a claim sets it, and the fence proves the same attempt).
+ * 2. `logged`: the `COMPLETE`/`FAIL` event, its version from the update.
+ * 3. COMPLETE only, when the task has dependents: `dependents` locks them in id order (two finishes
  *    sharing dependents would otherwise each hold a row the other waits for), `counted` decrements
- *    their counters (a row changed since the statement began is re-read at its latest version), and
- *    `signalled` runs the one `pg_notify` when one became claimable.
- * 5. With spend only: `spent` adds it to the plan and `crossing` writes `plan.budget_exceeded` when
- *    this addition took spend from under the budget (as the lock read it: a locking read returns the
- *    row's latest version) to at or over it; the exclusive lock makes concurrent finishes add up in
- *    turn, so only one of them can see the crossing. It reads `logged`, so its event's id follows the
- *    transition's. Amounts are `NUMERIC(14,6)` as text, the form `toNumeric` gives; both the task's
- *    and the plan's sums saturate at the column's maximum instead of failing (see `capSpend`), which
- *    is why the crossing compares with the locked read rather than subtracting the cost.
+ *    their counters, and `signalled` runs the one `pg_notify` when one became claimable.
+ * 4. With spend only: `recorded` keeps the cost under the attempt's key, once, even when the fence
+ *    was refused.
+ * 5. `settled`: the plan row's one write: the recorded cost added (saturating, see `capSpend`) and the
+ *    reservation given back. Writing the row once, rather than locking it and then updating it, is
+ *    what keeps this statement out of deadlocks with the claims' foreign-key locks (docs/claim.md).
+ *    `crossing` writes `plan.budget_exceeded` when the write noted the crossing; it reads `logged`,
+ *    so its event's id follows the transition's. `room` signals the plan when the reservation given
+ *    back may let a claim refused for lack of room in the budget through.
  */
-function finishStatement(fence: FinishFence, outcome: Outcome): SQL {
+function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL {
   const cost = toNumeric(fence.costMicroUsd);
   const payload: JsonObject = { worker_id: fence.workerId, cost_usd: cost };
   if (outcome.transition === "FAIL") payload.reason = outcome.reason;
@@ -108,41 +109,34 @@ function finishStatement(fence: FinishFence, outcome: Outcome): SQL {
         ) AS ready
       )`
     : sql``;
-  const adds = spends
-    ? sql`, spent AS (
-        UPDATE ${plans} p SET spent_usd = ${capSpend(sql`p.spent_usd + ${cost}::numeric`)}
-        FROM finished WHERE p.id = ${fence.planId}
-        RETURNING p.spent_usd
-      ), crossing AS (
-        INSERT INTO ${events} (plan_id, event_type, payload)
-        SELECT ${fence.planId}, ${EVENT_TYPES.planBudgetExceeded}, jsonb_build_object(
-          'plan_id', ${fence.planId}::text, 'budget_usd', plan.budget_usd::text,
-          'spent_usd', spent.spent_usd::text, 'crossing_task_id', ${fence.taskId}::text,
-          'reason', 'budget_threshold', 'threshold_pct', 100)
-        FROM plan, spent, (SELECT count(*) FROM logged) AS after_transition
-        WHERE plan.budget_usd IS NOT NULL
-          AND plan.spent_usd < plan.budget_usd AND spent.spent_usd >= plan.budget_usd
-        RETURNING id
-      )`
+  const records = spends
+    ? sql`, ${recordCostCte({
+        planId: fence.planId,
+        taskId: fence.taskId,
+        key,
+        cost,
+        when: sql`(SELECT ok FROM held)
+        AND CASE WHEN EXISTS (SELECT 1 FROM finished) THEN true ELSE ${heldAttempt(fence)} END`,
+      })}`
     : sql``;
+  const added = spends ? sql`COALESCE((SELECT sum(cost_usd) FROM recorded), 0)` : sql`0::numeric`;
   return sql`
     WITH held AS MATERIALIZED (
       SELECT ${bearerHeld(fence.bearer, fence.workerId)} AS ok
-    ), plan AS MATERIALIZED (
-      SELECT id, budget_usd, spent_usd FROM ${plans} WHERE id = ${fence.planId} AND (SELECT ok FROM held)
-      ${spends ? sql`FOR NO KEY UPDATE` : sql`FOR SHARE`}
     ), finished AS (
       UPDATE ${tasks} t SET
         status = ${targetOf(outcome.transition)},
-        claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL,
+        claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL, reserved_usd = NULL,
         attempts = t.attempts + CASE WHEN t.status = ${targetOf("CLAIM")} THEN 1 ELSE 0 END,
         spent_usd = ${capSpend(sql`t.spent_usd + ${cost}::numeric`)},
         version = t.version + 1,
         updated_at = now()
-      FROM plan
+      FROM ${tasks} began
       WHERE t.plan_id = ${fence.planId} AND t.id = ${fence.taskId} AND t.version = ${fence.version}::integer
         AND t.status IN (${statusList(allowedFrom(outcome.transition))}) AND t.claimed_by = ${fence.workerId}
-      RETURNING t.*
+        AND (SELECT ok FROM held)
+        AND began.plan_id = t.plan_id AND began.id = t.id
+      RETURNING t.*, began.reserved_usd AS settled_usd
     ), logged AS (
       INSERT INTO ${events} (plan_id, task_id, event_type, payload, detail)
       SELECT finished.plan_id, finished.id, ${complete ? EVENT_TYPES.complete : EVENT_TYPES.fail},
@@ -150,30 +144,28 @@ function finishStatement(fence: FinishFence, outcome: Outcome): SQL {
         ${detail}::jsonb
       FROM finished
       RETURNING id
-    ) ${releases} ${adds}
+    ) ${releases} ${records}, ${settlePlanCte({
+      planId: fence.planId,
+      added,
+      settle: sql`COALESCE((SELECT settled_usd FROM finished), 0)`,
+      attempts: sql`(SELECT count(*) FROM finished WHERE settled_usd IS NOT NULL)`,
+    })}, crossing AS (
+      INSERT INTO ${events} (plan_id, event_type, payload)
+      SELECT ${fence.planId}, ${EVENT_TYPES.planBudgetExceeded}, jsonb_build_object(
+        'plan_id', ${fence.planId}::text, 'budget_usd', settled.budget_usd::text,
+        'spent_usd', settled.spent_usd::text, 'crossing_task_id', ${fence.taskId}::text,
+        'reason', 'budget_threshold', 'threshold_pct', 100)
+      FROM settled, (SELECT count(*) FROM logged) AS after_transition
+      WHERE settled.last_spend_crossed
+      RETURNING id
+    ), room AS (
+      SELECT pg_notify(${READY_CHANNEL}, ${readyPayload(fence.planId)}) FROM settled
+      WHERE settled.settled_attempts > 0 AND settled.spent_usd < settled.budget_usd
+    )
     SELECT held.ok AS bearer_held, ${TASK_COLUMNS},
       ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`false`} AS signalled,
-      ${spends ? sql`(SELECT count(*) FROM crossing) > 0` : sql`false`} AS crossed
+      (SELECT count(*) FROM crossing) > 0 AS crossed,
+      (SELECT count(*) FROM room) > 0 AS room
     FROM held LEFT JOIN finished ON true
   `;
-}
-
-/**
- * {@link lockPlan} for a fenced call: a missing plan means the task is gone, which the port reports as a
- * version conflict with no actual version or status.
- * @returns the plan row as the lock read it.
- */
-export async function lockPlanOfTask(
-  tx: Db,
-  fence: TaskFence,
-  mode: PlanLock = "exclusive",
-): Promise<PlanRow> {
-  try {
-    return await lockPlan(tx, fence.planId, mode);
-  } catch (error) {
-    if (error instanceof PlanNotFound) {
-      throw new VersionConflict(fence.taskId, fence.version, undefined, undefined, fence.planId);
-    }
-    throw error;
-  }
 }

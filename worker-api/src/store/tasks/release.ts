@@ -1,29 +1,38 @@
 import { EVENT_TYPES, type MicroUsd, type TaskFence, type TaskRecord, targetOf } from "@whilly/core";
 import { tasks } from "@whilly/schema";
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { NO_CLAIM } from "../lease.js";
-import { addSpend, assertCost, capSpend } from "../plans/add-spend.js";
+import { assertCost, capSpend } from "../plans/add-spend.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
+import { attemptKey, settleOnPlan } from "./attempt-cost.js";
 import { fencedUpdate } from "./fence.js";
-import { lockPlanOfTask } from "./finish.js";
 
 /**
  * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
- * cleared, ready to claim again. The cost of an interrupted attempt, if given, counts like a finished
- * one's, saturating like it (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and
- * signals the plan's waiting claimers.
+ * cleared, ready to claim again, its budget reservation settled. The cost of an interrupted attempt, if
+ * given, counts like a finished one's, once per idempotency key (see `attemptKey`), saturating like it
+ * (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting
+ * claimers. Locks the task row, then the plan row (docs/claim.md).
  * @throws {VersionConflict} @throws {NotOwner}
  */
 export async function release(
   tx: Db,
-  fence: TaskFence & { reason: string; costMicroUsd?: MicroUsd | undefined },
+  fence: TaskFence & {
+    reason: string;
+    costMicroUsd?: MicroUsd | undefined;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<TaskRecord> {
   const cost = fence.costMicroUsd ?? 0;
   assertCost(cost);
-  const locked = cost > 0 ? await lockPlanOfTask(tx, fence) : undefined;
+  const key = attemptKey(fence);
+  const [held] = await tx
+    .select({ reservedUsd: tasks.reservedUsd })
+    .from(tasks)
+    .where(and(eq(tasks.planId, fence.planId), eq(tasks.id, fence.taskId)));
   const row = await fencedUpdate(tx, fence, "RELEASE", {
     status: targetOf("RELEASE"),
     ...NO_CLAIM,
@@ -37,7 +46,13 @@ export async function release(
       payload: { version: row.version, reason: fence.reason, worker_id: fence.workerId },
     },
   ]);
-  if (locked) await addSpend(tx, locked, fence.taskId, cost);
+  await settleOnPlan(tx, {
+    planId: row.planId,
+    taskId: row.id,
+    key,
+    costMicroUsd: cost,
+    settle: held?.reservedUsd ?? null,
+  });
   await signalReady(tx, [row.planId]);
   return toTaskRecord(row);
 }

@@ -14,10 +14,12 @@ import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
 import { bumpVersion, NO_CLAIM } from "../lease.js";
 import { toTaskRecord } from "../rows.js";
+import { settleReservations } from "./attempt-cost.js";
 
 /**
  * Skips a task, e.g. one the decision gate rejected under `--strict` (call inside a transaction):
- * `PENDING`/`CLAIMED`/`IN_PROGRESS` → `SKIPPED`, claim cleared. Its dependents stay blocked. Writes
+ * `PENDING`/`CLAIMED`/`IN_PROGRESS` → `SKIPPED`, claim cleared, a running attempt's budget reservation
+ * given back. Its dependents stay blocked. Writes
  * `task.skipped` with `detail`'s keys first and then `version` and `reason`, which `detail` cannot
  * override. A task already `SKIPPED` is returned as it is, with no event.
  * @throws {TaskNotFound} @throws {VersionConflict} when the task is `DONE` or `FAILED`.
@@ -49,6 +51,8 @@ export async function skipTask(
     .where(and(eq(tasks.planId, input.planId), eq(tasks.id, input.taskId), inArray(tasks.status, [...from])))
     .returning();
   if (!row) throw new Error(`task '${input.taskId}' changed while locked`);
+  // The task row first (locked above), then the plan row: the lock order of docs/claim.md.
+  await settleReservations(tx, [current]);
   await insertEvents(tx, [
     {
       planId: row.planId,

@@ -24,8 +24,11 @@ export async function openPgliteFixture(): Promise<StoreFixture> {
 }
 
 /** A pool on an already migrated Postgres database (e.g. a copy of the test template). */
-export async function openPostgresFixture(url: string): Promise<StoreFixture> {
-  const pool = new pg.Pool({ connectionString: url, max: 25 });
+export async function openPostgresFixture(
+  url: string,
+  options: { max?: number } = {},
+): Promise<StoreFixture> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 25 });
   pool.on("error", () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   return fixture(db, "postgres", () => pool.end());
