@@ -9,6 +9,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,7 +74,10 @@ export function makeRepo(template?: string): string {
 export async function makeStoreTemplate(): Promise<string> {
   const key = templateKey();
   const template = join(tmpdir(), `${TEMPLATE_PREFIX}${key}`);
-  if (existsSync(join(template, "PG_VERSION"))) return template;
+  if (existsSync(join(template, "PG_VERSION"))) {
+    utimesSync(template, new Date(), new Date());
+    return template;
+  }
   const repo = makeRepo();
   const result = await runCli(["db", "migrate"], { cwd: repo });
   if (result.code !== 0) throw new Error(`could not create the store template: ${result.err}`);
@@ -83,9 +87,14 @@ export async function makeStoreTemplate(): Promise<string> {
   } catch (error) {
     if (!existsSync(join(template, "PG_VERSION"))) throw error;
   }
-  for (const old of readdirSync(tmpdir()))
-    if (old.startsWith(TEMPLATE_PREFIX) && !old.endsWith(key))
-      rmSync(join(tmpdir(), old), { recursive: true, force: true });
+  // Another checkout's run on this machine may still be copying its own template: remove only those
+  // no run has used for a day.
+  const stale = Date.now() - 86_400_000;
+  for (const old of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), old);
+    if (old.startsWith(TEMPLATE_PREFIX) && !old.endsWith(key) && statSync(path).mtimeMs < stale)
+      rmSync(path, { recursive: true, force: true });
+  }
   return template;
 }
 const TEMPLATE_PREFIX = "whilly-test-store-";
