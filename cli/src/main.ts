@@ -1,3 +1,4 @@
+import { redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
@@ -17,7 +18,10 @@ import { VERSION } from "./version.js";
  * {@link terminalSafe}): much of what whilly prints comes from plan files, agents and servers.
  */
 export async function main(argv: readonly string[], processIo: Io): Promise<number> {
-  const io: Io = { ...processIo, out: terminalSafe(processIo.out), err: terminalSafe(processIo.err) };
+  // stderr carries agents' messages and errors, so the environment's secrets are hidden there; stdout
+  // carries data (an exported plan, a token just minted) and stays exact.
+  const err = redactingWriter(terminalSafe(processIo.err), secretValuesOf(processIo.env));
+  const io: Io = { ...processIo, out: terminalSafe(processIo.out), err };
   const ctx = new CliContext(io);
   let code: number;
   let helpText = "";

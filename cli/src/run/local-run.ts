@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
-import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@whilly/core";
+import { PlanNotFound, type PlanRecord, type PlanSpec, redactingWriter, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../exit-codes.js";
@@ -30,7 +30,9 @@ export type LocalRunOptions = {
  * @returns 0 when every task is DONE or SKIPPED, 1 otherwise, 130 when interrupted.
  */
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
-  const { io, settings } = ctx;
+  const { settings } = ctx;
+  // What a run prints on stdout (the summary, with agents' messages) hides secrets too; stderr already does.
+  const io = { ...ctx.io, out: redactingWriter(ctx.io.out, settings.secrets) };
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
   const spec = options.file === undefined ? undefined : await readPlanFile(options.file, io.cwd);
   if (spec !== undefined && options.planId !== undefined && options.planId !== spec.id) {
@@ -64,6 +66,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const app = createApp({
     withStore: (use) => use(store),
     auth: inProcessAuth,
+    secrets: settings.secrets,
     settings: { leaseMs: settings.leaseMs, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
   const client = createTaskClient({

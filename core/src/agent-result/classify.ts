@@ -8,7 +8,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-import { OUTPUT_TAIL_BYTES, redact, storableText, utf8Tail } from "./text.js";
+import { OUTPUT_TAIL_BYTES, outputTail, redact, storableText } from "./text.js";
 
 type Verdict = { readonly reason?: AgentFailureReason; readonly message: string };
 
@@ -43,7 +43,7 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     usage: readUsage(json?.usage),
     permissionDenials: denials,
     errors: errors.map(clean),
-    outputTail: utf8Tail(clean(transcript(run, json, resultText, errors, denials)), OUTPUT_TAIL_BYTES),
+    outputTail: outputTail(clean(transcript(run, json, resultText, errors, denials)), OUTPUT_TAIL_BYTES),
   };
   return verdict.reason === undefined ? outcome : { ...outcome, reason: verdict.reason };
 }

@@ -16,6 +16,10 @@ export type TokenAuthOptions = {
   readonly legacyToken?: string | undefined;
   /** `WHILLY_TOKEN_SECRET` (at least 32 characters); `undefined` derives the key from the bootstrap token. */
   readonly signingSecret?: string | undefined;
+  /** `WHILLY_ADMIN_TOKEN`: reads the read API; `undefined` (or blank) for none. */
+  readonly adminToken?: string | undefined;
+  /** `WHILLY_PUBLIC_READ=1`: the read API answers anyone, without a token. */
+  readonly publicRead?: boolean | undefined;
   /** `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1`: no warning when the shared token is used. */
   readonly suppressLegacyWarning?: boolean | undefined;
   readonly log?: Logger | undefined;
@@ -47,9 +51,11 @@ export type TokenAuthOptions = {
 export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   const bootstrapToken = options.bootstrapToken.trim();
   const legacyToken = options.legacyToken?.trim() || undefined;
+  const adminToken = options.adminToken?.trim() || undefined;
   for (const [name, secret] of [
     ["WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken],
     ["WHILLY_WORKER_TOKEN", legacyToken],
+    ["WHILLY_ADMIN_TOKEN", adminToken],
   ] as const) {
     const problem = secret === undefined ? undefined : workerSecretProblem(name, secret);
     if (problem !== undefined) {
@@ -61,6 +67,11 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   if (legacyToken === bootstrapToken) {
     throw new ConfigurationError("WHILLY_WORKER_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN", {
       hint: "unset WHILLY_WORKER_TOKEN and register each worker (whilly worker register)",
+    });
+  }
+  if (adminToken !== undefined && (adminToken === bootstrapToken || adminToken === legacyToken)) {
+    throw new ConfigurationError("WHILLY_ADMIN_TOKEN must differ from the worker tokens", {
+      hint: `give the read API its own secret (${STRONG_SECRET_HOWTO})`,
     });
   }
   if (options.signingSecret !== undefined) assertSigningSecret(options.signingSecret);
@@ -113,6 +124,17 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
         return { workerId: undefined, registersWorkers: true };
       }
       throw invalid();
+    },
+
+    async authenticateReader(authorization, store) {
+      if (options.publicRead === true) return;
+      const token = readBearer(authorization, "reader");
+      if (adminToken !== undefined && (await sameSecret(token, adminToken))) return;
+      if ((await store.findReadTokenByHash(await sha256Hex(token))) !== undefined) return;
+      throw new Unauthorized("invalid read token", {
+        credential: "reader",
+        hint: "use the control plane's WHILLY_ADMIN_TOKEN or a live token from `whilly token create --read-only` (whilly token list)",
+      });
     },
 
     async issueWorkerToken(workerId) {

@@ -8,9 +8,9 @@ import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payl
 export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
 
 /**
- * The read API for people and dashboards, under `/api/v1/plans`. It needs no credentials, as the seed's
- * did: it only reads, and no secret is ever stored in plans, tasks or events. Put the control plane
- * behind your network's access rules if plan contents are private. Plan ids are percent-encoded in
+ * The read API for people and dashboards, under `/api/v1/plans`. It serves task text and agents'
+ * output, so the app lets only readers in (the admin token or a read-only token, or anyone when the
+ * operator made reads public; see docs/protocol.md). Plan ids are percent-encoded in
  * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
  */
 export function planRoutes(deps: AppDeps) {
@@ -41,7 +41,7 @@ export function planRoutes(deps: AppDeps) {
       });
       return c.json({
         plan_id: planId,
-        events: events.map(toEventPayload),
+        events: events.map((e) => toEventPayload(e, deps.secrets)),
         next_after: events.at(-1)?.id ?? after,
       });
     });

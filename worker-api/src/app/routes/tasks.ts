@@ -6,11 +6,19 @@ import {
   startRequestSchema,
 } from "@whilly/core";
 import { Hono } from "hono";
-import { readBody } from "../body.js";
-import { asPresentedWorker, asWorker, costFromBody, resolvePlanId, workerCredential } from "../caller.js";
+import {
+  asPresentedWorker,
+  asWorker,
+  checkedInput,
+  costFromBody,
+  readWorkerBody,
+  resolvePlanId,
+  workerCredential,
+} from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
+import { keptDetail, keptText } from "../redaction.js";
 
 /**
  * Protocol v1 task routes: `POST /tasks/claim` and `POST /tasks/{id}/start|complete|fail|release`.
@@ -24,10 +32,11 @@ export function taskRoutes(deps: AppDeps) {
   };
 
   const credential = workerCredential(deps);
+  const secrets = deps.secrets ?? [];
 
   return new Hono()
     .post("/claim", credential, async (c) => {
-      const body = await readBody(c, claimRequestSchema);
+      const body = await readWorkerBody(deps, c, claimRequestSchema);
       const claimed = await claimWithinBound(deps, c, body);
       if (!claimed) return c.body(null, 204);
       return c.json({
@@ -36,7 +45,7 @@ export function taskRoutes(deps: AppDeps) {
       });
     })
     .post("/:taskId/start", credential, async (c) => {
-      const body = await readBody(c, startRequestSchema);
+      const body = await readWorkerBody(deps, c, startRequestSchema);
       const taskId = c.req.param("taskId");
       const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
@@ -45,9 +54,9 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/complete", credential, async (c) => {
-      const body = await readBody(c, completeRequestSchema);
+      const body = await readWorkerBody(deps, c, completeRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.complete({
@@ -57,16 +66,16 @@ export function taskRoutes(deps: AppDeps) {
           workerId: body.worker_id,
           version: body.version,
           costMicroUsd,
-          detail: body.detail,
+          detail: keptDetail(body.detail, secrets),
         });
       });
       notify(task.planId);
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/fail", credential, async (c) => {
-      const body = await readBody(c, failRequestSchema);
+      const body = await readWorkerBody(deps, c, failRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.fail({
@@ -75,17 +84,17 @@ export function taskRoutes(deps: AppDeps) {
           taskId,
           workerId: body.worker_id,
           version: body.version,
-          reason: body.reason,
+          reason: keptText(body.reason, secrets),
           costMicroUsd,
-          detail: body.detail,
+          detail: keptDetail(body.detail, secrets),
         });
       });
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/release", credential, async (c) => {
-      const body = await readBody(c, releaseRequestSchema);
+      const body = await readWorkerBody(deps, c, releaseRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.release({
@@ -93,7 +102,7 @@ export function taskRoutes(deps: AppDeps) {
           taskId,
           workerId: body.worker_id,
           version: body.version,
-          reason: body.reason,
+          reason: keptText(body.reason, secrets),
           costMicroUsd,
         });
       });
