@@ -4,6 +4,7 @@ import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
+import { tokenCommand } from "./commands/token/index.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -50,7 +51,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
       throw yargsUsageError(message ?? "invalid command line", usage, suggestion);
     })
     .exitProcess(false);
-  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand])
+  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand, tokenCommand])
     register(parser, ctx);
   try {
     // A bare `whilly` shows the help, as the seed did, rather than a usage error.

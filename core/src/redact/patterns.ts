@@ -65,7 +65,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   {
     // scheme://user:password@host: the user name stays, the password goes.
     id: "url-password",
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)[^\s/'"]+(?=@)/gi,
+    pattern: /\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@'"]{0,256}:)[^\s/'"]{1,256}(?=@)/gi,
     keep: (_match, head = "") => head,
   },
   {
@@ -77,7 +77,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // `api_key = ...`, `"password": "..."`, `SECRET_TOKEN=...`: the value after a name that says it is one.
     id: "assignment",
     pattern:
-      /\b([A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|credential)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?)(?![0-9]+\b)[^\s"',;]{8,}/gi,
+      /\b([A-Za-z0-9_.-]{0,40}?(?:api[_-]?key|secret|token|passw(?:or)?d|credential)[A-Za-z0-9_.-]{0,40}["']?\s{0,4}[:=]\s{0,4}["']?)(?![0-9]+\b)[^\s"',;]{8,}/gi,
     keep: (_match, head = "") => head,
   },
 ];

@@ -1,30 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { SAMPLE_SECRETS, secretPart } from "../../../test/support/secret-samples.js";
 import { OUTPUT_TAIL_BYTES, outputTail } from "../agent-result/text.js";
 import { dropCutFragment, redactJson, redactSecrets, secretValuesOf } from "./redact.js";
-
-/** One sample of every shape; each is made of pieces so no scanner mistakes this file for a leak. */
-export const SAMPLE_SECRETS: Record<string, string> = {
-  github: `ghp_${"A1b2C3d4E5".repeat(3)}abcdef`,
-  githubOauth: `gho_${"Z9y8X7w6V5".repeat(3)}uvwxyz`,
-  githubServer: `ghs_${"q".repeat(36)}`,
-  githubFineGrained: `github_pat_11ABCDEFG0${"x".repeat(40)}`,
-  gitlab: `glpat-${"Ab3dEf6hIj".repeat(2)}`,
-  aws: `AKIA${"IOSFODNN7EXAMPLE".slice(0, 16)}`,
-  slack: `xoxb-123456789012-${"abcdefABCDEF".repeat(2)}`,
-  openai: `sk-${"T3BlbkFJ".repeat(4)}`,
-  openaiProject: `sk-proj-${"aB_c-".repeat(8)}`,
-  anthropic: `sk-ant-api03-${"abcXYZ09".repeat(4)}`,
-  jwt: `eyJhbGciOiJIUzI1NiJ9.${"eyJzdWIiOiJ3LTEifQ"}.${"s1gNatUr3-_x".repeat(2)}`,
-  privateKey: `-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA${"q".repeat(60)}\n${"Z".repeat(64)}\n-----END RSA PRIVATE KEY-----`,
-  urlPassword: "postgres://whilly:Sup3r-s3cret-pw@db.internal:5432/whilly",
-};
-
-/** What must never survive redaction of each sample (the secret part). */
-export function secretPart(name: string, sample: string): string {
-  if (name === "urlPassword") return "Sup3r-s3cret-pw";
-  if (name === "privateKey") return "MIIEowIBAAKCAQEA";
-  return sample.slice(-12);
-}
 
 describe("redactSecrets", () => {
   for (const [name, sample] of Object.entries(SAMPLE_SECRETS)) {

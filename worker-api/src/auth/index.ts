@@ -6,3 +6,4 @@ export { createTokenAuth, type TokenAuthOptions } from "./token-auth.js";
 export { newWorkerId } from "./worker-id.js";
 export { MIN_WORKER_SECRET_LENGTH, workerSecretProblem } from "./worker-secrets.js";
 export { mintWorkerToken, TOKEN_ISSUER, verifyWorkerToken } from "./worker-token.js";
+export { mintReadToken, READ_TOKEN_PREFIX } from "./read-token.js";
