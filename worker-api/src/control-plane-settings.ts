@@ -134,9 +134,13 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       adminToken,
       publicRead: publicRead === "1",
     },
-    secrets: [bootstrapToken, legacyToken, adminToken, signingSecret]
-      .filter((s): s is string => s !== undefined && s !== "")
-      .concat(secretValuesOf(env)),
+    secrets: [
+      ...new Set(
+        [bootstrapToken, legacyToken, adminToken, signingSecret]
+          .filter((s): s is string => s !== undefined && s !== "")
+          .concat(secretValuesOf(env)),
+      ),
+    ],
   };
 }
 

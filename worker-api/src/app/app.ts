@@ -22,7 +22,6 @@ export function createApp(deps: AppDeps) {
     .route("/tasks", taskRoutes(deps))
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
-    .use("/api/v1/*", readerCredential(deps))
     .use("/openapi.json", readerCredential(deps))
     .route("/api/v1/plans", planRoutes(deps))
     .route("/openapi.json", openApiRoutes());

@@ -52,8 +52,8 @@ export type AuthPort = {
   /**
    * The read API (`/api/v1/*`, `/openapi.json`): the admin token, or a live read-only token (looked up
    * in `store`, so revocation is immediate), or anyone when public reads are on. A worker's bearer and
-   * the bootstrap token do not read: a worker's machine runs agents, and what they print must not
-   * unlock every plan's text and output.
+   * the bootstrap token are not read tokens: a worker's machine runs agents, and what they print must
+   * not unlock every plan's text and output (the plan summary route lets a live worker in besides).
    */
   authenticateReader(authorization: string | undefined, store: Store): Promise<void>;
 };

@@ -69,13 +69,27 @@ describe("the read API's credentials", () => {
     const a = app();
     const worker = await workerToken(a);
     for (const path of READ_PATHS) {
-      for (const token of [undefined, "wrong-token-0123456789", BOOTSTRAP, worker.token]) {
+      const tokens = [undefined, "wrong-token-0123456789", BOOTSTRAP];
+      // The plan summary is the one thing a worker reads: its --plan check.
+      for (const token of path === "/api/v1/plans/p" ? tokens : [...tokens, worker.token]) {
         const reply = await get(a, path, token);
         expect(reply.status, `${path} with ${token}`).toBe(401);
         expect(reply.body.error_code).toBe("missing_or_invalid_read_token");
         expect(JSON.stringify(reply.body)).not.toContain('"tasks"');
       }
     }
+  });
+
+  it("lets a live worker read its plan's summary only, and not once revoked", async () => {
+    const a = app();
+    const worker = await workerToken(a);
+    const summary = await get(a, "/api/v1/plans/p", worker.token);
+    expect(summary.status).toBe(200);
+    expect(summary.body.counts).toMatchObject({ PENDING: 1 });
+    await store.revokeWorker(worker.workerId);
+    const revoked = await get(a, "/api/v1/plans/p", worker.token);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error_code).toBe("missing_or_invalid_read_token");
   });
 
   it("answers the admin token and a live read token", async () => {

@@ -1,6 +1,7 @@
 import { InvalidInput, PlanNotFound } from "@whilly/core";
 import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
+import { readerCredential } from "../reader.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
 
@@ -10,28 +11,30 @@ export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
 /**
  * The read API for people and dashboards, under `/api/v1/plans`. It serves task text and agents'
  * output, so the app lets only readers in (the admin token or a read-only token, or anyone when the
- * operator made reads public; see docs/protocol.md). Plan ids are percent-encoded in
+ * operator made reads public; see docs/protocol.md); a worker's bearer reads only the plan summary
+ * (`GET /api/v1/plans/{id}`), which it checks its plan with. Plan ids are percent-encoded in
  * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
  */
 export function planRoutes(deps: AppDeps) {
+  const reader = readerCredential(deps);
   return new Hono()
-    .get("/", async (c) => {
+    .get("/", reader, async (c) => {
       const plans = await deps.withStore((store) => store.listPlans());
       return c.json({ plans: plans.map(toPlanSummaryPayload) });
     })
-    .get("/:planId", async (c) => {
+    .get("/:planId", readerCredential(deps, { workers: true }), async (c) => {
       const planId = c.req.param("planId");
       const plans = await deps.withStore((store) => store.listPlans());
       const plan = plans.find((p) => p.id === planId);
       if (!plan) throw new PlanNotFound(planId);
       return c.json(toPlanDetail(plan));
     })
-    .get("/:planId/tasks", async (c) => {
+    .get("/:planId/tasks", reader, async (c) => {
       const planId = c.req.param("planId");
       const tasks = await deps.withStore((store) => store.listTasks(planId));
       return c.json({ plan_id: planId, tasks: tasks.map(toTaskPayload) });
     })
-    .get("/:planId/events", async (c) => {
+    .get("/:planId/events", reader, async (c) => {
       const planId = c.req.param("planId");
       const after = queryInteger(c.req.query("after"), "after", 0, Number.MAX_SAFE_INTEGER, 0);
       const limit = queryInteger(c.req.query("limit"), "limit", 1, EVENTS_PAGE.max, EVENTS_PAGE.default);
