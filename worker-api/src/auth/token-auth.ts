@@ -39,14 +39,17 @@ export type TokenAuthOptions = {
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
  *   (owner and version checks on tasks still apply), with one warning per process; a claim or
  *   heartbeat for a worker id nobody registered registers it (see {@link Caller.registersWorkers}).
+ * - The read API takes the admin token (compared in constant time) or a read-only token whose SHA-256
+ *   is stored and not revoked (looked up per request); with `publicRead`, anyone. A worker bearer or
+ *   the bootstrap token is not a read token (see `readerCredential` for the one route a worker reads).
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
  *
- * @throws {ConfigurationError} at build time for a bootstrap or shared token that is blank or shorter
- *   than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token (it
- *   would open task routes to every holder of the join secret), or a signing secret shorter than 32
- *   characters.
+ * @throws {ConfigurationError} at build time for a bootstrap, shared or admin token that is blank or
+ *   shorter than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token
+ *   (it would open task routes to every holder of the join secret), an admin token equal to either, or
+ *   a signing secret shorter than 32 characters.
  */
 export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   const bootstrapToken = options.bootstrapToken.trim();
