@@ -1,4 +1,5 @@
 import { parseUsd } from "../money.js";
+import { dropCutFragment } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
 import { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 import type {
@@ -8,7 +9,6 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-import { dropCutFragment } from "../redact/redact.js";
 import { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
 
 type Verdict = { readonly reason?: AgentFailureReason; readonly message: string };

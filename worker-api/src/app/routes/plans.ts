@@ -1,9 +1,9 @@
 import { InvalidInput, PlanNotFound } from "@whilly/core";
 import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
-import { readerCredential } from "../reader.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
+import { readerCredential } from "../reader.js";
 
 /** Default and largest page of `GET /api/v1/plans/{id}/events`. */
 export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
