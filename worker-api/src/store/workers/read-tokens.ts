@@ -32,7 +32,7 @@ export async function createReadToken(
   const [row] = await db
     .insert(readTokens)
     .values({ id: input.id, tokenHash: input.tokenHash, label: input.label ?? "" })
-    .onConflictDoNothing()
+    .onConflictDoNothing({ target: readTokens.id })
     .returning();
   return row && toRecord(row);
 }
