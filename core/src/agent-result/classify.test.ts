@@ -335,10 +335,13 @@ describe("classifyAgentRun: what it keeps", () => {
   it("keeps no secret of any shape, nor a piece of one the tail's cut went through", () => {
     const token = SAMPLE_SECRETS.github ?? "";
     for (const cutAt of [4, 10, token.length - 6]) {
-      const filler = "y".repeat(4096 - (token.length - cutAt));
-      const stdout = `${"z".repeat(9000)}\n${allSecretsText()}\n${token}${filler}`;
+      // The kept tail starts `cutAt` characters into the token and ends with every other shape.
+      const after = `\n${allSecretsText()}`;
+      const filler = "y".repeat(4096 - (token.length - cutAt) - after.length);
+      const stdout = `${"z".repeat(9000)}\n${token}${filler}${after}`;
       const outcome = classifyAgentRun(run({ stdout, stderr: allSecretsText() }));
       const everything = JSON.stringify(outcome);
+      expect(outcome.outputTail).toContain("ghs_[redacted]");
       expect(leakedSecrets(everything)).toEqual([]);
       expect(outcome.outputTail).not.toContain(token.slice(cutAt, cutAt + 6));
     }
