@@ -30,6 +30,8 @@ export default defineConfig({
                 WHILLY_DATABASE_URL: inject("workerdDatabaseUrl") ?? "",
                 WHILLY_NEON_WS_PROXY: inject("neonWsProxy") ?? "",
                 WHILLY_WORKER_BOOTSTRAP_TOKEN: "workerd-test-bootstrap-token",
+                // The read API's admin token, as docs/deploy-workers.md has the deploy set it.
+                WHILLY_ADMIN_TOKEN: "workerd-test-admin-token-0123",
                 // A parked claim answers only when woken (no early recheck): a lost wake-up fails a test.
                 WHILLY_CLAIM_TIMEOUT: "30",
                 WHILLY_CLAIM_RECHECK: "30",

@@ -1,8 +1,10 @@
+import { redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
+import { tokenCommand } from "./commands/token/index.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
 import { EXIT, UsageError } from "./exit-codes.js";
@@ -17,7 +19,10 @@ import { VERSION } from "./version.js";
  * {@link terminalSafe}): much of what whilly prints comes from plan files, agents and servers.
  */
 export async function main(argv: readonly string[], processIo: Io): Promise<number> {
-  const io: Io = { ...processIo, out: terminalSafe(processIo.out), err: terminalSafe(processIo.err) };
+  // stderr carries agents' messages and errors, so the environment's secrets are hidden there; stdout
+  // carries data (an exported plan, a token just minted) and stays exact.
+  const err = redactingWriter(terminalSafe(processIo.err), secretValuesOf(processIo.env));
+  const io: Io = { ...processIo, out: terminalSafe(processIo.out), err };
   const ctx = new CliContext(io);
   let code: number;
   let helpText = "";
@@ -46,7 +51,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
       throw yargsUsageError(message ?? "invalid command line", usage, suggestion);
     })
     .exitProcess(false);
-  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand])
+  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand, tokenCommand])
     register(parser, ctx);
   try {
     // A bare `whilly` shows the help, as the seed did, rather than a usage error.

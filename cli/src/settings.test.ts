@@ -10,7 +10,18 @@ describe("CLI settings", () => {
       leaseMs: 900_000,
       heartbeatIntervalMs: 30_000,
       progressIntervalMs: 30_000,
+      secrets: [],
     });
+  });
+
+  it("lists the environment's secrets: the database URL's password, variables named as secrets", () => {
+    const s = parseCliSettings({
+      WHILLY_DATABASE_URL: "postgres://u:db-password-123@h/db",
+      GH_TOKEN: "gh-token-value-1",
+      SOME_FLAG: "1",
+    });
+    expect(s.secrets).toEqual(expect.arrayContaining(["db-password-123", "gh-token-value-1"]));
+    expect(s.secrets).not.toContain("1");
   });
 
   it("reads WHILLY_PROGRESS_INTERVAL in seconds and refuses what is not one", () => {

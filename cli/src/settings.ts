@@ -1,4 +1,4 @@
-import { readDuration, type SettingsProblem, settingsError } from "@whilly/core";
+import { readDuration, type SettingsProblem, secretValuesOf, settingsError } from "@whilly/core";
 import { MAX_LEASE_MS } from "@whilly/worker-api";
 import { z } from "zod";
 
@@ -47,6 +47,12 @@ export type CliSettings = {
    * default {@link DEFAULT_PROGRESS_INTERVAL_MS}.
    */
   readonly progressIntervalMs: number;
+  /**
+   * Values hidden in everything `whilly run` keeps or prints of an agent's output and of errors: the
+   * environment's secrets ({@link secretValuesOf}: variables named KEY, TOKEN, SECRET or PASSWORD, URL
+   * passwords such as the database URL's).
+   */
+  readonly secrets: readonly string[];
 };
 
 /**
@@ -94,5 +100,6 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     leaseMs,
     heartbeatIntervalMs,
     progressIntervalMs,
+    secrets: secretValuesOf(env),
   };
 }

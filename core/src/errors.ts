@@ -207,7 +207,8 @@ export class TransportError extends WhillyError {
  * Which secret a request lacked: a worker's bearer (every worker route) or the bootstrap token (only
  * `POST /workers/register`). The HTTP layer turns it into the envelope's `error_code`.
  */
-export type Credential = "worker_bearer" | "bootstrap";
+/** Which secret a 401 is about: a worker's bearer, the bootstrap token, or a read API token. */
+export type Credential = "worker_bearer" | "bootstrap" | "reader";
 
 /** Missing, malformed, unknown or revoked credentials (HTTP 401). */
 export class Unauthorized extends WhillyError {

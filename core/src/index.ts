@@ -13,6 +13,7 @@ export * from "./ports/task-store.js";
 export * from "./prompt/index.js";
 export * from "./protocol.js";
 export * from "./read-api.js";
+export * from "./redact/index.js";
 export * from "./render/index.js";
 export * from "./settings-problems.js";
 export * from "./system-error.js";

@@ -276,3 +276,20 @@ export const attemptCosts = pgTable(
     check("attempt_costs_cost_non_negative", sql`${t.costUsd} >= 0`),
   ],
 );
+
+/**
+ * Read-only tokens of the read API (`whilly token create --read-only`). `token_hash` is the SHA-256 hex
+ * of the token, which is shown once and never stored; `revoked_at` set means refused from then on (the
+ * row stays, so `whilly token list` shows what was revoked and when).
+ */
+export const readTokens = pgTable(
+  "read_tokens",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    label: text("label").notNull().default(""),
+    createdAt: instant("created_at").notNull().defaultNow(),
+    revokedAt: instant("revoked_at"),
+  },
+  (t) => [uniqueIndex("read_tokens_token_hash_unique").on(t.tokenHash)],
+);

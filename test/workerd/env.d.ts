@@ -8,6 +8,7 @@ declare global {
       readonly WHILLY_DATABASE_URL: string;
       readonly WHILLY_NEON_WS_PROXY: string;
       readonly WHILLY_WORKER_BOOTSTRAP_TOKEN: string;
+      readonly WHILLY_ADMIN_TOKEN: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../../worker-api/src/workers/entry-workers.js");

@@ -23,8 +23,20 @@ describe("the Worker's settings", () => {
         legacyToken: undefined,
         signingSecret: undefined,
         suppressLegacyWarning: false,
+        adminToken: undefined,
+        publicRead: false,
       },
+      secrets: expect.arrayContaining(["join-secret-0123456789"]),
     });
+  });
+
+  it("reads the read API's admin token, refuses a short one, and hides it as a secret", () => {
+    const settings = parseWorkersSettings({ ...minimal, WHILLY_ADMIN_TOKEN: "admin-0123456789abcdef" });
+    expect(settings.auth.adminToken).toBe("admin-0123456789abcdef");
+    expect(settings.secrets).toEqual(expect.arrayContaining(["admin-0123456789abcdef"]));
+    expect(() => parseWorkersSettings({ ...minimal, WHILLY_ADMIN_TOKEN: "short" })).toThrow(
+      "WHILLY_ADMIN_TOKEN is too short",
+    );
   });
 
   it("takes fractional seconds, the proxy and the legacy token switches", () => {

@@ -1,4 +1,10 @@
-import { readDuration, type SettingsProblem, type StringEnv, settingsError } from "@whilly/core";
+import {
+  readDuration,
+  type SettingsProblem,
+  type StringEnv,
+  secretValuesOf,
+  settingsError,
+} from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
@@ -27,7 +33,16 @@ export type ControlPlaneSettings = {
     readonly signingSecret: string | undefined;
     /** Silences the one-time warning about the legacy shared token. */
     readonly suppressLegacyWarning: boolean;
+    /** `WHILLY_ADMIN_TOKEN`: reads the read API; undefined for none. */
+    readonly adminToken: string | undefined;
+    /** `WHILLY_PUBLIC_READ=1`: the read API answers anyone. */
+    readonly publicRead: boolean;
   };
+  /**
+   * Values hidden in what the control plane keeps and serves: its tokens, and the environment's
+   * secrets (variables named KEY, TOKEN, SECRET or PASSWORD, URL passwords such as the database URL's).
+   */
+  readonly secrets: readonly string[];
 };
 
 export type { StringEnv };
@@ -42,6 +57,8 @@ export type { StringEnv };
  *   `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1` silences its one-time warning.
  * - `WHILLY_TOKEN_SECRET` (optional, 32+ characters): signs worker bearers; without it the key is
  *   derived from the bootstrap token.
+ * - `WHILLY_ADMIN_TOKEN` (optional, {@link MIN_WORKER_SECRET_LENGTH}+ characters, unlike the worker
+ *   tokens): reads the read API. `WHILLY_PUBLIC_READ=1` opens the read API to anyone.
  * - `WHILLY_VISIBILITY_TIMEOUT` (s, default 900, at most a day): a claim's lease, renewed by heartbeats.
  * - `WHILLY_HEARTBEAT_TIMEOUT` (s, default 120): silence after which a worker is offline.
  * - `WHILLY_SWEEP_INTERVAL` (s, default 15): pause between lease and worker sweeps.
@@ -67,14 +84,31 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       ? `set ${name} to a long random secret (${STRONG_SECRET_HOWTO}) and give it to whoever registers workers`
       : name === "WHILLY_WORKER_TOKEN"
         ? "WHILLY_WORKER_TOKEN is deprecated: unset it and give each worker its own (whilly worker register)"
-        : "give the new value to whoever registers workers (whilly worker register --bootstrap-token)";
+        : name === "WHILLY_ADMIN_TOKEN"
+          ? "give the new value to whoever reads the read API, or unset it and mint read tokens (whilly token create --read-only)"
+          : "give the new value to whoever registers workers (whilly worker register --bootstrap-token)";
+  const adminToken = env.WHILLY_ADMIN_TOKEN?.trim() || undefined;
   for (const [name, secret] of [
     ["WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken],
     ["WHILLY_WORKER_TOKEN", legacyToken],
+    ["WHILLY_ADMIN_TOKEN", adminToken],
   ] as const) {
-    if (name === "WHILLY_WORKER_TOKEN" && secret === undefined) continue;
+    if (name !== "WHILLY_WORKER_BOOTSTRAP_TOKEN" && secret === undefined) continue;
     const problem = workerSecretProblem(name, secret ?? "");
     if (problem !== undefined) problems.push({ message: problem, hint: secretHint(name, secret) });
+  }
+  if (adminToken !== undefined && (adminToken === bootstrapToken || adminToken === legacyToken)) {
+    problems.push({
+      message: "WHILLY_ADMIN_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN and WHILLY_WORKER_TOKEN",
+      hint: `give the read API its own secret (${STRONG_SECRET_HOWTO})`,
+    });
+  }
+  const publicRead = env.WHILLY_PUBLIC_READ?.trim() ?? "";
+  if (publicRead !== "" && publicRead !== "0" && publicRead !== "1") {
+    problems.push({
+      message: `WHILLY_PUBLIC_READ must be 1 (anyone may read the read API) or 0; got '${publicRead}'`,
+      hint: "unset it to require the admin token or a read token (whilly token create --read-only)",
+    });
   }
   const signingSecret = env.WHILLY_TOKEN_SECRET?.trim() || undefined;
   if (signingSecret !== undefined && signingSecret.length < MIN_SIGNING_SECRET_LENGTH) {
@@ -97,7 +131,16 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       legacyToken,
       signingSecret,
       suppressLegacyWarning: env.WHILLY_SUPPRESS_WORKER_TOKEN_WARNING?.trim() === "1",
+      adminToken,
+      publicRead: publicRead === "1",
     },
+    secrets: [
+      ...new Set(
+        [bootstrapToken, legacyToken, adminToken, signingSecret]
+          .filter((s): s is string => s !== undefined && s !== "")
+          .concat(secretValuesOf(env)),
+      ),
+    ],
   };
 }
 

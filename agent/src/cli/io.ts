@@ -1,4 +1,4 @@
-import { terminalText } from "@whilly/core";
+import { redactingWriter, secretValuesOf, terminalText } from "@whilly/core";
 
 /** A writable text stream, as `process.stderr` is. */
 export type WorkerOut = { write(text: string): unknown };
@@ -29,7 +29,12 @@ export function terminalSafe(stream: WorkerOut): WorkerOut {
   return { write: (text: string) => stream.write(terminalText(text, "lines")) };
 }
 
-/** `io` with {@link terminalSafe} standard output and error. */
+/**
+ * `io` with {@link terminalSafe} standard output and error; standard error, where the worker reports
+ * agents' messages and errors, also hides the environment's secrets (`redactingWriter`). Standard
+ * output stays exact: `whilly-worker register` prints a token there.
+ */
 export function terminalSafeIo(io: WorkerIo): WorkerIo {
-  return { ...io, out: terminalSafe(io.out), err: terminalSafe(io.err) };
+  const err = redactingWriter(terminalSafe(io.err), secretValuesOf(io.env));
+  return { ...io, out: terminalSafe(io.out), err };
 }

@@ -206,6 +206,7 @@ function claudeAttempt(settings: WorkerSettings): RunAttempt {
     cwd: settings.workdir,
     timeoutMs: settings.taskTimeoutMs,
     env: settings.agentEnv,
+    secrets: settings.secrets,
   });
 }
 

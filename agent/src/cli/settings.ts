@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ConfigurationError, checkControlUrl } from "@whilly/core";
+import { ConfigurationError, checkControlUrl, secretValuesOf } from "@whilly/core";
 import { z } from "zod";
 import {
   type ClaudeSettings,
@@ -45,6 +45,11 @@ export type WorkerSettings = {
   readonly claude: ClaudeSettings;
   /** The agent's environment: the worker's, without the worker's own credentials. */
   readonly agentEnv: Readonly<Record<string, string | undefined>>;
+  /**
+   * Values hidden in everything the worker keeps or prints of the agent's output and of errors: the
+   * token, and the environment's secrets (variables named KEY, TOKEN, SECRET or PASSWORD, URL passwords).
+   */
+  readonly secrets: readonly string[];
 };
 
 /** Default per-task limit on the agent (as `whilly run`). */
@@ -140,6 +145,7 @@ export function parseWorkerSettings(
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     claude: parseClaudeSettings(env),
     agentEnv: withoutSecrets(env),
+    secrets: [token, ...secretValuesOf(env)],
   };
 }
 

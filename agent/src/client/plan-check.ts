@@ -23,8 +23,8 @@ export type PlanCheck =
  * Asks the control plane's read API whether a plan exists: `GET {baseUrl}/api/v1/plans/{planId}`.
  * A claim for a plan that does not exist is answered 204 for ever, so a worker asks at start; it asks
  * again while it waits, for the task counts.
- * The read API needs no credentials; the worker's bearer is sent anyway, for a control plane that
- * guards it. A control plane that answers otherwise (no read API, 401 or 403) leaves the question
+ * The worker's bearer is sent: it reads this one route of the read API (the plan summary). A control
+ * plane that answers otherwise (no read API, 401 or 403) leaves the question
  * open: the worker cannot tell, and the claim loop works without the answer.
  * @param input.baseUrl the control plane's URL without a trailing slash.
  * @returns `{found: true, counts}` on 200 (`counts` undefined when the body has none), `{found: false,

@@ -1,3 +1,4 @@
+import { secretValuesOf } from "@whilly/core";
 import type { ClaudeSettings } from "./settings.js";
 
 /**
@@ -58,19 +59,10 @@ export const WHILLY_SECRETS: readonly string[] = [
   "WHILLY_TEST_DATABASE_URL",
 ];
 
-/** Values to keep out of every outcome and log: credentials in the agent's environment. */
+/**
+ * Values to keep out of every outcome and log: the credentials in the agent's environment (variables
+ * named KEY, TOKEN, SECRET or PASSWORD, URL passwords such as a proxy's; see {@link secretValuesOf}).
+ */
 export function secretsOf(env: Readonly<Record<string, string>>): string[] {
-  const names = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "HTTPS_PROXY"];
-  const secrets: string[] = [];
-  for (const name of names) {
-    const value = env[name];
-    if (value === undefined || value === "") continue;
-    if (name === "HTTPS_PROXY") {
-      const password = URL.canParse(value) ? new URL(value).password : "";
-      if (password !== "") secrets.push(decodeURIComponent(password));
-    } else {
-      secrets.push(value);
-    }
-  }
-  return secrets;
+  return secretValuesOf(env);
 }

@@ -19,6 +19,8 @@ export type ClaudeAttemptOptions = {
   /** The agent's environment (usually the worker's `process.env`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Secrets to hide from the outcome besides those of `env` (see `RunClaudeInput.secrets`). */
+  readonly secrets?: readonly string[];
 };
 
 /**
@@ -36,6 +38,7 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
       settings: options.settings,
       env: options.env,
       signal,
+      ...(options.secrets ? { secrets: options.secrets } : {}),
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     const { outcome } = result;

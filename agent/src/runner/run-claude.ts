@@ -19,6 +19,11 @@ export type RunClaudeInput = {
   readonly signal?: AbortSignal;
   /** Called with output as it arrives. With `--output-format json` Claude Code prints at the end only. */
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /**
+   * Secrets the agent's environment does not hold but its output must not show either: whilly's own
+   * (the worker token, the database URL's password), from the entry point's settings.
+   */
+  readonly secrets?: readonly string[];
 };
 
 /** What one attempt did: the process facts and their classification. Holds no environment. */
@@ -58,7 +63,7 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
           spawnError: { code: "ENOENT", message: missing },
           wallMs: 0,
         };
-  const outcome = classifyAgentRun({ ...run, secrets: secretsOf(env) });
+  const outcome = classifyAgentRun({ ...run, secrets: [...(input.secrets ?? []), ...secretsOf(env)] });
   return { ...run, argv, outcome };
 }
 

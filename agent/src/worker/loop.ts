@@ -5,6 +5,7 @@ import {
   formatUsd,
   NotOwner,
   type PlanPayload,
+  TaskNotFound,
   type TaskPayload,
   type TaskStatus,
   Unauthorized,
@@ -246,8 +247,9 @@ function alreadyMoved(error: unknown, task: TaskPayload, status: TaskStatus): bo
   );
 }
 
+/** A 409, or a 404 for a task that is gone (its plan was deleted): either way the lease is no more. */
 function isLeaseLost(error: unknown): error is Error {
-  return error instanceof VersionConflict || error instanceof NotOwner;
+  return error instanceof VersionConflict || error instanceof NotOwner || error instanceof TaskNotFound;
 }
 
 function isRefusal(error: unknown): error is Error {

@@ -60,7 +60,13 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         maxTasks,
         json: args.json,
         makeRunAttempt: (cwd) =>
-          createClaudeAttempt({ settings: claude, cwd, timeoutMs: taskTimeoutMs, env: ctx.io.env }),
+          createClaudeAttempt({
+            settings: claude,
+            cwd,
+            timeoutMs: taskTimeoutMs,
+            env: ctx.io.env,
+            secrets: ctx.settings.secrets,
+          }),
       });
     },
   );

@@ -118,14 +118,22 @@ describe("whilly server", () => {
     afterAll(async () => database?.drop());
 
     it("runs as a child process, answers /health, and exits 0 on SIGTERM after a graceful stop", async () => {
+      const admin = "admin-s3cret-for-the-read-api";
       const { proc, url } = await startServer(scratchDir(), {
         WHILLY_DATABASE_URL: database.url,
         WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP,
+        WHILLY_ADMIN_TOKEN: admin,
       });
       try {
         const health = await fetch(`${url}/health`);
         expect(health.status).toBe(200);
         expect(await health.json()).toEqual({ status: "ok" });
+        // The read API takes the admin token only: none, or the bootstrap token, is a 401.
+        const read = (token?: string) =>
+          fetch(`${url}/api/v1/plans`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+        expect((await read()).status).toBe(401);
+        expect((await read(BOOTSTRAP)).status).toBe(401);
+        expect((await read(admin)).status).toBe(200);
         expect(logLines(proc.err())).toContainEqual(
           expect.objectContaining({ event: "server.listening", store: "postgres", listens_to_store: true }),
         );

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { createTaskClient, type RunAttempt, runWorkerLoop, sleep, type WorkerStats } from "@whilly/agent";
-import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@whilly/core";
+import { PlanNotFound, type PlanRecord, type PlanSpec, redactingWriter, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { EXIT, UsageError } from "../exit-codes.js";
@@ -31,7 +31,9 @@ export type LocalRunOptions = {
  *   succeeded; 1 otherwise; 130 when interrupted.
  */
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
-  const { io, settings } = ctx;
+  const { settings } = ctx;
+  // What a run prints on stdout (the summary, with agents' messages) hides secrets too; stderr already does.
+  const io = { ...ctx.io, out: redactingWriter(ctx.io.out, settings.secrets) };
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
   const spec =
     options.file === undefined
@@ -68,6 +70,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const app = createApp({
     withStore: (use) => use(store),
     auth: inProcessAuth,
+    secrets: settings.secrets,
     settings: { leaseMs: settings.leaseMs, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
   const client = createTaskClient({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { allSecretsText, leakedSecrets, SAMPLE_SECRETS } from "../../../test/support/secret-samples.js";
 import { USD_CASES } from "../money-cases.js";
 import { classifyAgentRun } from "./classify.js";
 import { agentOutcomeDetail } from "./detail.js";
@@ -330,6 +331,21 @@ describe("classifyAgentRun: what it keeps", () => {
     expect(everything).not.toContain(key);
     expect(everything).not.toContain("hunter2-secret-value");
     expect(outcome.outputTail).toContain("[redacted]");
+  });
+
+  it("keeps no secret of any shape, nor a piece of one the tail's cut went through", () => {
+    const token = SAMPLE_SECRETS.github ?? "";
+    for (const cutAt of [4, 10, token.length - 6]) {
+      // The kept tail starts `cutAt` characters into the token and ends with every other shape.
+      const after = `\n${allSecretsText()}`;
+      const filler = "y".repeat(4096 - (token.length - cutAt) - after.length);
+      const stdout = `${"z".repeat(9000)}\n${token}${filler}${after}`;
+      const outcome = classifyAgentRun(run({ stdout, stderr: allSecretsText() }));
+      const everything = JSON.stringify(outcome);
+      expect(outcome.outputTail).toContain("ghs_[redacted]");
+      expect(leakedSecrets(everything)).toEqual([]);
+      expect(outcome.outputTail).not.toContain(token.slice(cutAt, cutAt + 6));
+    }
   });
 
   it("bounds the output tail to 4 KiB of UTF-8 without splitting characters", () => {

@@ -1,4 +1,5 @@
 import { parseUsd } from "../money.js";
+import { dropCutFragment } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
 import { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 import type {
@@ -8,7 +9,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-import { OUTPUT_TAIL_BYTES, redact, storableText, utf8Tail } from "./text.js";
+import { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
 
 type Verdict = { readonly reason?: AgentFailureReason; readonly message: string };
 
@@ -43,9 +44,19 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     usage: readUsage(json?.usage),
     permissionDenials: denials,
     errors: errors.map(clean),
-    outputTail: utf8Tail(clean(transcript(run, json, resultText, errors, denials)), OUTPUT_TAIL_BYTES),
+    outputTail: keptTail(transcript(run, json, resultText, errors, denials), clean),
   };
   return verdict.reason === undefined ? outcome : { ...outcome, reason: verdict.reason };
+}
+
+/**
+ * The output tail: redaction runs on a window a few times the tail's size (not on megabytes of
+ * output), whose cut first word is dropped like the tail's own, so no cut leaves part of a secret.
+ */
+function keptTail(text: string, clean: (text: string) => string): string {
+  const window = utf8Tail(text, OUTPUT_TAIL_BYTES * 4);
+  const redacted = clean(window.length < text.length ? dropCutFragment(window) : window);
+  return outputTail(redacted, OUTPUT_TAIL_BYTES);
 }
 
 type Fields = {

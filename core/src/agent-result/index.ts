@@ -9,4 +9,4 @@ export type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-export { OUTPUT_TAIL_BYTES, redact, storableText, utf8Tail } from "./text.js";
+export { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";

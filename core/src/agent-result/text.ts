@@ -1,8 +1,9 @@
+import { dropCutFragment, redactSecrets } from "../redact/redact.js";
+
 /** The most output an outcome keeps, in UTF-8 bytes. */
 export const OUTPUT_TAIL_BYTES = 4096;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const ANTHROPIC_KEY = /sk-ant-[A-Za-z0-9_-]{4,}/g;
 
 /**
  * Replaces characters Postgres cannot store with U+FFFD: NUL breaks `text` and `jsonb`, a lone surrogate
@@ -13,15 +14,19 @@ export function storableText(text: string): string {
 }
 
 /**
- * Hides credentials: every Anthropic-style key (`sk-ant-…`) and every listed secret of 6 or more
- * characters (shorter ones would blank ordinary words).
+ * Hides credentials: every listed secret and every well-known token shape (see {@link redactSecrets}).
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 6) out = out.split(secret).join("[redacted]");
-  }
-  return out.replace(ANTHROPIC_KEY, "sk-ant-[redacted]");
+  return redactSecrets(text, secrets);
+}
+
+/**
+ * The end of `text` that an outcome keeps ({@link utf8Tail} of `maxBytes`); when text was cut, its
+ * first word is dropped too ({@link dropCutFragment}), so a secret the cut split leaves no piece behind.
+ */
+export function outputTail(text: string, maxBytes: number = OUTPUT_TAIL_BYTES): string {
+  const tail = utf8Tail(text, maxBytes);
+  return tail.length === text.length ? tail : utf8Tail(dropCutFragment(tail), maxBytes);
 }
 
 /**

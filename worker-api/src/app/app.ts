@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.js";
 import { errorResponse } from "./http-errors.js";
+import { readerCredential } from "./reader.js";
 import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { planRoutes } from "./routes/plans.js";
@@ -9,8 +10,9 @@ import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
 
 /**
- * Builds the control plane: protocol v1's task and worker routes, `GET /health`, the read API under
- * `/api/v1` and `GET /openapi.json`, over the injected store and auth. The same app runs in-process
+ * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the
+ * read API under `/api/v1` and `GET /openapi.json` (both for readers only: see `readerCredential`),
+ * over the injected store and auth. The same app runs in-process
  * (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
  * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}` (docs/protocol.md).
  */
@@ -20,6 +22,7 @@ export function createApp(deps: AppDeps) {
     .route("/tasks", taskRoutes(deps))
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
+    .use("/openapi.json", readerCredential(deps))
     .route("/api/v1/plans", planRoutes(deps))
     .route("/openapi.json", openApiRoutes());
   app.onError((err, c) => errorResponse(err, c, deps.log));

@@ -7,7 +7,9 @@ import {
   type TaskStore,
 } from "@whilly/core";
 import type { Context, MiddlewareHandler } from "hono";
+import type { z } from "zod";
 import { BearerNotStored, type PresentedBearer, type Store } from "../store/store.js";
+import { readBody } from "./body.js";
 import type { AppDeps, Caller } from "./deps.js";
 
 /**
@@ -21,6 +23,38 @@ export function workerCredential(deps: AppDeps): MiddlewareHandler {
     await deps.auth.screenWorker(c.req.header("authorization"));
     await next();
   };
+}
+
+/**
+ * {@link readBody} for worker routes: when the body fails validation, the credential is first checked
+ * in the store too (revoked or unknown bearers pass the in-process screen), so such a caller gets 401,
+ * never a 422 describing the body. A valid body costs nothing extra: its route checks the bearer in
+ * its own statement or lookup.
+ * @throws {Unauthorized} @throws {InvalidInput}
+ */
+export function readWorkerBody<S extends z.ZodType>(
+  deps: AppDeps,
+  c: Context,
+  schema: S,
+): Promise<z.infer<S>> {
+  return checkedInput(deps, c, () => readBody(c, schema));
+}
+
+/**
+ * Runs `read` (reading or converting a worker's input); when it throws {@link InvalidInput}, the
+ * credential is checked in the store first, as {@link readWorkerBody} does.
+ * @throws {Unauthorized} @throws {InvalidInput}
+ */
+export async function checkedInput<T>(deps: AppDeps, c: Context, read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof InvalidInput) {
+      const authorization = c.req.header("authorization");
+      await deps.withStore((store) => deps.auth.authenticateWorker(authorization, store));
+    }
+    throw error;
+  }
 }
 
 /**

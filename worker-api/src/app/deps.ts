@@ -48,6 +48,13 @@ export type AuthPort = {
   authenticateBootstrap(authorization: string | undefined): Promise<void>;
   /** Mints a bearer for a new worker; only `tokenHash` is stored. */
   issueWorkerToken(workerId: string): Promise<{ token: string; tokenHash: string }>;
+  /**
+   * The read API (`/api/v1/*`, `/openapi.json`): the admin token, or a live read-only token (looked up
+   * in `store`, so revocation is immediate), or anyone when public reads are on. A worker's bearer and
+   * the bootstrap token are not read tokens: a worker's machine runs agents, and what they print must
+   * not unlock every plan's text and output (the plan summary route lets a live worker in besides).
+   */
+  authenticateReader(authorization: string | undefined, store: Store): Promise<void>;
 };
 
 /**
@@ -100,11 +107,16 @@ export type AppDeps = {
   log?: Logger;
   /** Aborted when the host shuts down: parked claims answer 204 at once and new ones do not park. */
   stopping?: AbortSignal;
+  /**
+   * The host's own secret values (its tokens, its database URL's password), hidden, besides the
+   * well-known token shapes, in whatever workers send to be kept and in what the read API serves.
+   */
+  secrets?: readonly string[];
 };
 
 /**
  * Auth for the in-process control plane of `whilly run`: the caller is this process, so worker routes
- * trust it (owner and version checks still apply) and registration is refused.
+ * and reads trust it (owner and version checks still apply) and registration is refused.
  */
 export const inProcessAuth: AuthPort = {
   screenWorker: async () => {},
@@ -115,4 +127,5 @@ export const inProcessAuth: AuthPort = {
   issueWorkerToken: async () => {
     throw new Unauthorized("registration is not available in-process", { credential: "bootstrap" });
   },
+  authenticateReader: async () => {},
 };

@@ -38,6 +38,11 @@ export function errorResponse(err: unknown, c: Context, log: Logger | undefined)
 }
 
 function describeError(err: unknown): { status: ContentfulStatusCode; body: ErrorEnvelope } {
+  // A fence on a task that does not exist in the named plan: nothing to conflict with.
+  if (err instanceof VersionConflict && err.actualVersion === undefined && err.actualStatus === undefined) {
+    const missing = new TaskNotFound(err.taskId, err.planId);
+    return { status: 404, body: envelope(missing.code, missing.message, err.taskId) };
+  }
   if (err instanceof VersionConflict) {
     return {
       status: 409,
@@ -67,7 +72,11 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
   }
   if (err instanceof Unauthorized) {
     const code =
-      err.credential === "bootstrap" ? "missing_or_invalid_bootstrap" : "missing_or_invalid_bearer";
+      err.credential === "bootstrap"
+        ? "missing_or_invalid_bootstrap"
+        : err.credential === "reader"
+          ? "missing_or_invalid_read_token"
+          : "missing_or_invalid_bearer";
     return { status: 401, body: envelope(code, err.message, null) };
   }
   // The protocol's one 403: a per-worker bearer acting for another worker id.

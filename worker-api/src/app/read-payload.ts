@@ -5,6 +5,7 @@ import {
   type PlanDetailResponse,
   type PlanSummary,
   type PlanSummaryPayload,
+  redactJson,
 } from "@whilly/core";
 import { instructionsPayload } from "./payload.js";
 
@@ -32,15 +33,18 @@ export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
   };
 }
 
-/** One audit event as the read API sends it. */
-export function toEventPayload(event: EventRecord): EventPayload {
+/**
+ * One audit event as the read API sends it. Its texts are redacted again on the way out
+ * ({@link redactJson}), so events stored before a secret's shape was known are served without it.
+ */
+export function toEventPayload(event: EventRecord, secrets: readonly string[] = []): EventPayload {
   return {
     id: event.id,
     plan_id: event.planId,
     task_id: event.taskId ?? null,
     event_type: event.eventType,
-    payload: event.payload,
-    detail: event.detail ?? null,
+    payload: redactJson(event.payload, secrets),
+    detail: event.detail === undefined || event.detail === null ? null : redactJson(event.detail, secrets),
     created_at: event.createdAt.toISOString(),
   };
 }

@@ -4,6 +4,8 @@ const HINTS: Record<Credential, string> = {
   worker_bearer:
     "send 'Authorization: Bearer <token>' with the token `whilly worker register` printed for this worker",
   bootstrap: "send 'Authorization: Bearer <token>' with the control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN",
+  reader:
+    "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN or a token `whilly token create --read-only` printed",
 };
 
 /**

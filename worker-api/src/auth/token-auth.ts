@@ -16,6 +16,10 @@ export type TokenAuthOptions = {
   readonly legacyToken?: string | undefined;
   /** `WHILLY_TOKEN_SECRET` (at least 32 characters); `undefined` derives the key from the bootstrap token. */
   readonly signingSecret?: string | undefined;
+  /** `WHILLY_ADMIN_TOKEN`: reads the read API; `undefined` (or blank) for none. */
+  readonly adminToken?: string | undefined;
+  /** `WHILLY_PUBLIC_READ=1`: the read API answers anyone, without a token. */
+  readonly publicRead?: boolean | undefined;
   /** `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1`: no warning when the shared token is used. */
   readonly suppressLegacyWarning?: boolean | undefined;
   readonly log?: Logger | undefined;
@@ -35,21 +39,26 @@ export type TokenAuthOptions = {
  * - The deprecated shared token, when configured, is accepted on worker routes for any worker id
  *   (owner and version checks on tasks still apply), with one warning per process; a claim or
  *   heartbeat for a worker id nobody registered registers it (see {@link Caller.registersWorkers}).
+ * - The read API takes the admin token (compared in constant time) or a read-only token whose SHA-256
+ *   is stored and not revoked (looked up per request); with `publicRead`, anyone. A worker bearer or
+ *   the bootstrap token is not a read token (see `readerCredential` for the one route a worker reads).
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
  *
- * @throws {ConfigurationError} at build time for a bootstrap or shared token that is blank or shorter
- *   than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token (it
- *   would open task routes to every holder of the join secret), or a signing secret shorter than 32
- *   characters.
+ * @throws {ConfigurationError} at build time for a bootstrap, shared or admin token that is blank or
+ *   shorter than 16 characters (`MIN_WORKER_SECRET_LENGTH`), a shared token equal to the bootstrap token
+ *   (it would open task routes to every holder of the join secret), an admin token equal to either, or
+ *   a signing secret shorter than 32 characters.
  */
 export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   const bootstrapToken = options.bootstrapToken.trim();
   const legacyToken = options.legacyToken?.trim() || undefined;
+  const adminToken = options.adminToken?.trim() || undefined;
   for (const [name, secret] of [
     ["WHILLY_WORKER_BOOTSTRAP_TOKEN", bootstrapToken],
     ["WHILLY_WORKER_TOKEN", legacyToken],
+    ["WHILLY_ADMIN_TOKEN", adminToken],
   ] as const) {
     const problem = secret === undefined ? undefined : workerSecretProblem(name, secret);
     if (problem !== undefined) {
@@ -61,6 +70,11 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
   if (legacyToken === bootstrapToken) {
     throw new ConfigurationError("WHILLY_WORKER_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN", {
       hint: "unset WHILLY_WORKER_TOKEN and register each worker (whilly worker register)",
+    });
+  }
+  if (adminToken !== undefined && (adminToken === bootstrapToken || adminToken === legacyToken)) {
+    throw new ConfigurationError("WHILLY_ADMIN_TOKEN must differ from the worker tokens", {
+      hint: `give the read API its own secret (${STRONG_SECRET_HOWTO})`,
     });
   }
   if (options.signingSecret !== undefined) assertSigningSecret(options.signingSecret);
@@ -113,6 +127,17 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
         return { workerId: undefined, registersWorkers: true };
       }
       throw invalid();
+    },
+
+    async authenticateReader(authorization, store) {
+      if (options.publicRead === true) return;
+      const token = readBearer(authorization, "reader");
+      if (adminToken !== undefined && (await sameSecret(token, adminToken))) return;
+      if ((await store.findReadTokenByHash(await sha256Hex(token))) !== undefined) return;
+      throw new Unauthorized("invalid read token", {
+        credential: "reader",
+        hint: "use the control plane's WHILLY_ADMIN_TOKEN or a live token from `whilly token create --read-only` (whilly token list)",
+      });
     },
 
     async issueWorkerToken(workerId) {

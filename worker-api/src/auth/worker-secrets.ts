@@ -9,7 +9,7 @@ export const MIN_WORKER_SECRET_LENGTH = 16;
 export const STRONG_SECRET_HOWTO = "make one with: openssl rand -hex 32";
 
 /** The environment variables that hold a worker secret. */
-export type WorkerSecretName = "WHILLY_WORKER_BOOTSTRAP_TOKEN" | "WHILLY_WORKER_TOKEN";
+export type WorkerSecretName = "WHILLY_WORKER_BOOTSTRAP_TOKEN" | "WHILLY_WORKER_TOKEN" | "WHILLY_ADMIN_TOKEN";
 
 /**
  * What is wrong with a worker secret read from `name` (already trimmed), or `undefined` when it is

@@ -62,6 +62,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     coordinator,
     events,
     settings: settings.app,
+    secrets: settings.secrets,
     ...(log ? { log } : {}),
     stopping: stopping.signal,
   });

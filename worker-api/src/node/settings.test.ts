@@ -18,8 +18,33 @@ describe("parseServerSettings", () => {
         legacyToken: undefined,
         signingSecret: undefined,
         suppressLegacyWarning: false,
+        adminToken: undefined,
+        publicRead: false,
       },
+      secrets: [BOOT],
     });
+  });
+
+  it("reads the read API's admin token and public switch, and lists every secret it knows", () => {
+    const admin = "admin-token-for-the-read-api";
+    const settings = parseServerSettings({
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT,
+      WHILLY_ADMIN_TOKEN: admin,
+      WHILLY_PUBLIC_READ: "1",
+      WHILLY_DATABASE_URL: "postgres://whilly:db-password-123@db/whilly",
+    });
+    expect(settings.auth).toMatchObject({ adminToken: admin, publicRead: true });
+    expect(settings.secrets).toEqual(expect.arrayContaining([BOOT, admin, "db-password-123"]));
+    for (const [env, message] of [
+      [{ WHILLY_ADMIN_TOKEN: "short" }, "WHILLY_ADMIN_TOKEN is too short (5 characters)"],
+      [{ WHILLY_ADMIN_TOKEN: BOOT }, "WHILLY_ADMIN_TOKEN must differ from WHILLY_WORKER_BOOTSTRAP_TOKEN"],
+      [
+        { WHILLY_PUBLIC_READ: "yes" },
+        "WHILLY_PUBLIC_READ must be 1 (anyone may read the read API) or 0; got 'yes'",
+      ],
+    ] as const) {
+      expect(() => parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, ...env })).toThrow(message);
+    }
   });
 
   it("reads fractional seconds, so tests can use short leases", () => {

@@ -19,6 +19,12 @@ import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
 import { release } from "./tasks/release.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
+import {
+  createReadToken,
+  findReadTokenByHash,
+  listReadTokens,
+  revokeReadToken,
+} from "./workers/read-tokens.js";
 import { findWorkerByTokenHash, registerWorker, revokeWorker } from "./workers/registration.js";
 import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
 
@@ -89,6 +95,10 @@ export function createStore(
     registerWorker: read(registerWorker),
     findWorkerByTokenHash: read(findWorkerByTokenHash),
     revokeWorker: write(revokeWorker),
+    createReadToken: read(createReadToken),
+    findReadTokenByHash: read(findReadTokenByHash),
+    listReadTokens: read(listReadTokens),
+    revokeReadToken: write(revokeReadToken),
     ping: read(ping),
     getTask: read(getTask),
     async close() {

@@ -73,6 +73,11 @@ const RULES: readonly Rule[] = [
       new InvalidInput("tokenHash", "another worker already holds this token", { cause }),
   },
   {
+    matches: (code, constraint) => code === "23505" && constraint === "read_tokens_token_hash_unique",
+    make: (_message, cause) =>
+      new InvalidInput("tokenHash", "another read token already has this hash", { cause }),
+  },
+  {
     // Undefined table or column: the schema is older than this whilly.
     matches: (code) => code === "42P01" || code === "42703",
     make: (message, cause) =>

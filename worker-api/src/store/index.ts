@@ -11,4 +11,5 @@ export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from 
 export { READY_CHANNEL } from "./ready/signal-ready.js";
 export type { Store, StoreDriver } from "./store.js";
 export { MAX_LEASE_MS } from "./tasks/claim.js";
+export type { ReadTokenRecord } from "./workers/read-tokens.js";
 export { REVOKED_REASON, type RevokeResult } from "./workers/registration.js";

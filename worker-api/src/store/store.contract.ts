@@ -10,6 +10,7 @@ import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
+import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
@@ -48,5 +49,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeEventContract(ctx);
     describeTextContract(ctx);
     describeWorkerContract(ctx);
+    describeReadTokenContract(ctx);
   });
 }

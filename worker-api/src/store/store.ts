@@ -2,6 +2,7 @@ import type { FinishResult, PlanRecord, TaskRecord, TaskStore, WorkerRecord } fr
 import type { NewEvent } from "./events/insert-events.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
+import type { ReadTokenRecord } from "./workers/read-tokens.js";
 import type { RevokeResult } from "./workers/registration.js";
 
 // The port's vocabulary, so callers outside the store name it through the port alone.
@@ -80,6 +81,26 @@ export interface Store extends TaskStore {
   fail(
     fence: Parameters<TaskStore["fail"]>[0] & { bearer?: PresentedBearer | undefined },
   ): Promise<FinishResult>;
+
+  /**
+   * Stores a read-only token of the read API by the SHA-256 hex of its value (the value is never kept).
+   * @returns its row, or `undefined` when `id` is taken (draw another and retry).
+   * @throws {InvalidInput} for a malformed hash or label.
+   */
+  createReadToken(input: {
+    id: string;
+    tokenHash: string;
+    label?: string | undefined;
+  }): Promise<ReadTokenRecord | undefined>;
+
+  /** @returns the live read token with this SHA-256 hex, or `undefined` (unknown or revoked). */
+  findReadTokenByHash(tokenHash: string): Promise<ReadTokenRecord | undefined>;
+
+  /** Every read token, revoked ones included, oldest first. */
+  listReadTokens(): Promise<ReadTokenRecord[]>;
+
+  /** Revokes a read token at once. @returns `found: false` for an unknown id, `wasLive: false` if already revoked. */
+  revokeReadToken(id: string): Promise<{ found: boolean; wasLive: boolean }>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;

@@ -83,6 +83,7 @@ function buildRuntime(env: WorkersEnv): Runtime | ConfigurationError {
     coordinator: outbox.coordinator,
     events: outbox.events,
     settings: settings.app,
+    secrets: settings.secrets,
     log,
   });
   return { app, outbox, settings };

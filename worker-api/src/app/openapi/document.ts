@@ -1,5 +1,5 @@
 import { componentSchemas, type JsonSchema, ref } from "./components.js";
-import { OPERATIONS, type Operation } from "./operations.js";
+import { OPERATIONS, type Operation, type OperationAuth } from "./operations.js";
 
 /** The document's `info.version`: the protocol's, not the package's. */
 export const PROTOCOL_VERSION = "1";
@@ -45,6 +45,12 @@ export function buildOpenApiDocument(): JsonSchema {
           scheme: "bearer",
           description: "The control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN; accepted by registration only.",
         },
+        readToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "The control plane's WHILLY_ADMIN_TOKEN, or a read-only token from `whilly token create --read-only`; not needed when the control plane sets WHILLY_PUBLIC_READ=1.",
+        },
       },
     },
   };
@@ -89,7 +95,15 @@ function operationObject(op: Operation): Record<string, unknown> {
       ? {}
       : { requestBody: { required: true, content: { "application/json": { schema: ref(op.request) } } } }),
     responses,
-    security:
-      op.auth === "none" ? [] : [op.auth === "worker" ? { workerBearer: [] } : { bootstrapToken: [] }],
+    security: SECURITY[op.auth],
   };
 }
+
+/** Each credential kind as OpenAPI security requirements (alternatives). */
+const SECURITY: Record<OperationAuth, Record<string, string[]>[]> = {
+  none: [],
+  worker: [{ workerBearer: [] }],
+  bootstrap: [{ bootstrapToken: [] }],
+  reader: [{ readToken: [] }],
+  reader_or_worker: [{ readToken: [] }, { workerBearer: [] }],
+};

@@ -1,7 +1,8 @@
 import type { ComponentName } from "./components.js";
 
 /** Which credential an operation takes. */
-export type OperationAuth = "none" | "worker" | "bootstrap";
+/** `reader`: the admin token or a read-only token; `reader_or_worker` takes a live worker bearer too. */
+export type OperationAuth = "none" | "worker" | "bootstrap" | "reader" | "reader_or_worker";
 
 /** A response: its description and, unless it has no body, the component schema of the body. */
 export type OperationResponse = { readonly description: string; readonly body?: ComponentName };
@@ -34,6 +35,7 @@ const unauthorized = (code: string): OperationResponse => ({
   body: E,
 });
 const bearer401 = unauthorized("missing_or_invalid_bearer");
+const reader401 = unauthorized("missing_or_invalid_read_token");
 const forbidden: OperationResponse = {
   description: "`worker_id_mismatch`: a per-worker token acting for another worker id.",
   body: E,
@@ -101,8 +103,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/openapi.json",
     operationId: "openApiDocument",
     summary: "This document",
-    auth: "none",
-    responses: { 200: { description: "The OpenAPI 3.1 document." } },
+    auth: "reader",
+    responses: { 200: { description: "The OpenAPI 3.1 document." }, 401: reader401 },
   },
   {
     method: "post",
@@ -164,17 +166,23 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/api/v1/plans",
     operationId: "listPlans",
     summary: "Every plan with task counts, budget and spend",
-    auth: "none",
-    responses: { 200: { description: "Plans by id.", body: "PlanListResponse" }, 503: unavailable },
+    auth: "reader",
+    responses: {
+      200: { description: "Plans by id.", body: "PlanListResponse" },
+      401: reader401,
+      503: unavailable,
+    },
   },
   {
     method: "get",
     path: "/api/v1/plans/{planId}",
     operationId: "getPlan",
     summary: "One plan with task counts by status, budget and spend",
-    auth: "none",
+    description: "Also takes a live worker bearer: the summary a worker checks its plan with.",
+    auth: "reader_or_worker",
     responses: {
       200: { description: "The plan.", body: "PlanDetailResponse" },
+      401: reader401,
       404: planMissing,
       503: unavailable,
     },
@@ -184,9 +192,10 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/api/v1/plans/{planId}/tasks",
     operationId: "listPlanTasks",
     summary: "A plan's tasks, by id",
-    auth: "none",
+    auth: "reader",
     responses: {
       200: { description: "The tasks.", body: "PlanTasksResponse" },
+      401: reader401,
       404: planMissing,
       503: unavailable,
     },
@@ -196,7 +205,7 @@ export const OPERATIONS: readonly Operation[] = [
     path: "/api/v1/plans/{planId}/events",
     operationId: "listPlanEvents",
     summary: "A plan's audit events after an id, oldest first",
-    auth: "none",
+    auth: "reader",
     query: [
       { name: "after", description: "Return events with a larger id (default 0).", minimum: 0 },
       { name: "limit", description: "At most this many events (default 1000).", minimum: 1, maximum: 10_000 },
@@ -206,6 +215,7 @@ export const OPERATIONS: readonly Operation[] = [
         description: "A page of events; pass `next_after` as `after` for the next.",
         body: "PlanEventsResponse",
       },
+      401: reader401,
       404: planMissing,
       422: invalid,
       503: unavailable,

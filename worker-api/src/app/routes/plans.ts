@@ -3,35 +3,38 @@ import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
+import { readerCredential } from "../reader.js";
 
 /** Default and largest page of `GET /api/v1/plans/{id}/events`. */
 export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
 
 /**
- * The read API for people and dashboards, under `/api/v1/plans`. It needs no credentials, as the seed's
- * did: it only reads, and no secret is ever stored in plans, tasks or events. Put the control plane
- * behind your network's access rules if plan contents are private. Plan ids are percent-encoded in
+ * The read API for people and dashboards, under `/api/v1/plans`. It serves task text and agents'
+ * output, so the app lets only readers in (the admin token or a read-only token, or anyone when the
+ * operator made reads public; see docs/protocol.md); a worker's bearer reads only the plan summary
+ * (`GET /api/v1/plans/{id}`), which it checks its plan with. Plan ids are percent-encoded in
  * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
  */
 export function planRoutes(deps: AppDeps) {
+  const reader = readerCredential(deps);
   return new Hono()
-    .get("/", async (c) => {
+    .get("/", reader, async (c) => {
       const plans = await deps.withStore((store) => store.listPlans());
       return c.json({ plans: plans.map(toPlanSummaryPayload) });
     })
-    .get("/:planId", async (c) => {
+    .get("/:planId", readerCredential(deps, { workers: true }), async (c) => {
       const planId = c.req.param("planId");
       const plans = await deps.withStore((store) => store.listPlans());
       const plan = plans.find((p) => p.id === planId);
       if (!plan) throw new PlanNotFound(planId);
       return c.json(toPlanDetail(plan));
     })
-    .get("/:planId/tasks", async (c) => {
+    .get("/:planId/tasks", reader, async (c) => {
       const planId = c.req.param("planId");
       const tasks = await deps.withStore((store) => store.listTasks(planId));
       return c.json({ plan_id: planId, tasks: tasks.map(toTaskPayload) });
     })
-    .get("/:planId/events", async (c) => {
+    .get("/:planId/events", reader, async (c) => {
       const planId = c.req.param("planId");
       const after = queryInteger(c.req.query("after"), "after", 0, Number.MAX_SAFE_INTEGER, 0);
       const limit = queryInteger(c.req.query("limit"), "limit", 1, EVENTS_PAGE.max, EVENTS_PAGE.default);
@@ -41,7 +44,7 @@ export function planRoutes(deps: AppDeps) {
       });
       return c.json({
         plan_id: planId,
-        events: events.map(toEventPayload),
+        events: events.map((e) => toEventPayload(e, deps.secrets)),
         next_after: events.at(-1)?.id ?? after,
       });
     });

@@ -6,11 +6,19 @@ import {
   startRequestSchema,
 } from "@whilly/core";
 import { Hono } from "hono";
-import { readBody } from "../body.js";
-import { asPresentedWorker, asWorker, costFromBody, resolvePlanId, workerCredential } from "../caller.js";
+import {
+  asPresentedWorker,
+  asWorker,
+  checkedInput,
+  costFromBody,
+  readWorkerBody,
+  resolvePlanId,
+  workerCredential,
+} from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
+import { keptDetail, keptText } from "../redaction.js";
 import { logTaskTransition } from "../task-log.js";
 
 /**
@@ -25,10 +33,11 @@ export function taskRoutes(deps: AppDeps) {
   };
 
   const credential = workerCredential(deps);
+  const secrets = deps.secrets ?? [];
 
   return new Hono()
     .post("/claim", credential, async (c) => {
-      const body = await readBody(c, claimRequestSchema);
+      const body = await readWorkerBody(deps, c, claimRequestSchema);
       const claimed = await claimWithinBound(deps, c, body);
       if (!claimed) return c.body(null, 204);
       logTaskTransition(deps.log, "task.claimed", claimed.task, body.worker_id);
@@ -38,7 +47,7 @@ export function taskRoutes(deps: AppDeps) {
       });
     })
     .post("/:taskId/start", credential, async (c) => {
-      const body = await readBody(c, startRequestSchema);
+      const body = await readWorkerBody(deps, c, startRequestSchema);
       const taskId = c.req.param("taskId");
       const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
@@ -47,9 +56,9 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/complete", credential, async (c) => {
-      const body = await readBody(c, completeRequestSchema);
+      const body = await readWorkerBody(deps, c, completeRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.complete({
@@ -60,7 +69,7 @@ export function taskRoutes(deps: AppDeps) {
           version: body.version,
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
-          detail: body.detail,
+          detail: keptDetail(body.detail, secrets),
         });
       });
       notify(task.planId);
@@ -68,9 +77,9 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/fail", credential, async (c) => {
-      const body = await readBody(c, failRequestSchema);
+      const body = await readWorkerBody(deps, c, failRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const { task } = await asPresentedWorker(deps, c, body.worker_id, async (store, bearer) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.fail({
@@ -79,22 +88,22 @@ export function taskRoutes(deps: AppDeps) {
           taskId,
           workerId: body.worker_id,
           version: body.version,
-          reason: body.reason,
+          reason: keptText(body.reason, secrets),
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
-          detail: body.detail,
+          detail: keptDetail(body.detail, secrets),
         });
       });
       logTaskTransition(deps.log, "task.failed", task, body.worker_id, {
         costMicroUsd: reported(body),
-        reason: body.reason,
+        reason: keptText(body.reason, secrets),
       });
       return c.json({ task: toTaskPayload(task) });
     })
     .post("/:taskId/release", credential, async (c) => {
-      const body = await readBody(c, releaseRequestSchema);
+      const body = await readWorkerBody(deps, c, releaseRequestSchema);
       const taskId = c.req.param("taskId");
-      const costMicroUsd = costFromBody(body.cost_usd);
+      const costMicroUsd = await checkedInput(deps, c, () => costFromBody(body.cost_usd));
       const task = await asWorker(deps, c, body.worker_id, async (store) => {
         const planId = await resolvePlanId(store, body.plan_id, body.worker_id, taskId);
         return store.release({
@@ -102,7 +111,7 @@ export function taskRoutes(deps: AppDeps) {
           taskId,
           workerId: body.worker_id,
           version: body.version,
-          reason: body.reason,
+          reason: keptText(body.reason, secrets),
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
         });
@@ -110,7 +119,7 @@ export function taskRoutes(deps: AppDeps) {
       notify(task.planId);
       logTaskTransition(deps.log, "task.released", task, body.worker_id, {
         costMicroUsd: reported(body),
-        reason: body.reason,
+        reason: keptText(body.reason, secrets),
       });
       return c.json({ task: toTaskPayload(task) });
     });

@@ -2,7 +2,7 @@ import { EVENT_TYPES, heartbeatRequestSchema, registerRequestSchema } from "@whi
 import { Hono } from "hono";
 import { newWorkerId } from "../../auth/worker-id.js";
 import { readBody } from "../body.js";
-import { asWorker, workerCredential } from "../caller.js";
+import { asWorker, readWorkerBody, workerCredential } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 
 /** Fresh ids drawn before registration gives up; with 64 random bits a second draw is already rare. */
@@ -37,7 +37,7 @@ export function workerRoutes(deps: AppDeps) {
       return c.json({ error_code: "worker_id_collision", detail, task_id: null }, 500);
     })
     .post("/:workerId/heartbeat", workerCredential(deps), async (c) => {
-      const body = await readBody(c, heartbeatRequestSchema);
+      const body = await readWorkerBody(deps, c, heartbeatRequestSchema);
       const pathId = c.req.param("workerId");
       if (pathId !== body.worker_id) {
         const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;

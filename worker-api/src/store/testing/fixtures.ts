@@ -37,7 +37,9 @@ export async function openPostgresFixture(
 function fixture(db: Db, driver: Store["driver"], close: () => Promise<void>): StoreFixture {
   return {
     async fresh() {
-      await db.execute(sql`TRUNCATE events, task_deps, tasks, plans, workers RESTART IDENTITY CASCADE`);
+      await db.execute(
+        sql`TRUNCATE events, task_deps, tasks, plans, workers, read_tokens RESTART IDENTITY CASCADE`,
+      );
       return createStore(db, { driver, close: async () => {} });
     },
     close,
