@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allSecretsText, leakedSecrets, SAMPLE_SECRETS } from "../../../test/support/secret-samples.js";
+import { allSecretsText, leakedSecrets, SAMPLE_SECRETS } from "../../../test/fixtures/secret-samples.js";
 import { terminalSafeIo } from "./io.js";
 
 describe("whilly-worker's streams", () => {

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allSecretsText, leakedSecrets } from "../../../test/fixtures/secret-samples.js";
 import {
   eventsOf,
   fakeAgentEnv,
@@ -10,7 +11,6 @@ import {
   scratchDir,
   writePlanFile,
 } from "../../../test/support/cli.js";
-import { allSecretsText, leakedSecrets } from "../../../test/support/secret-samples.js";
 
 // An agent that prints credentials of every well-known shape, and the values of the environment's own
 // secrets: `whilly run` must neither print nor store any of them.

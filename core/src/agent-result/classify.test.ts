@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allSecretsText, leakedSecrets, SAMPLE_SECRETS } from "../../../test/support/secret-samples.js";
+import { allSecretsText, leakedSecrets, SAMPLE_SECRETS } from "../../../test/fixtures/secret-samples.js";
 import { USD_CASES } from "../money-cases.js";
 import { classifyAgentRun } from "./classify.js";
 import { agentOutcomeDetail } from "./detail.js";

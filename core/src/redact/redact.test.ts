@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SAMPLE_SECRETS, secretPart } from "../../../test/support/secret-samples.js";
+import { SAMPLE_SECRETS, secretPart } from "../../../test/fixtures/secret-samples.js";
 import { OUTPUT_TAIL_BYTES, outputTail } from "../agent-result/text.js";
 import { dropCutFragment, redactJson, redactSecrets, secretValuesOf } from "./redact.js";
 

@@ -1,6 +1,6 @@
 import { OUTPUT_TAIL_BYTES, parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { allSecretsText, leakedSecrets } from "../../../test/support/secret-samples.js";
+import { allSecretsText, leakedSecrets } from "../../../test/fixtures/secret-samples.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { routeHarness } from "./testing/route-harness.js";
