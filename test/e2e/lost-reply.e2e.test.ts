@@ -24,8 +24,9 @@ import {
 // Postgres database and `whilly-worker` running the real Claude Code CLI against the scripted fake
 // model, talking through a proxy in this test that forwards everything but loses the first claim's
 // reply after the server committed it, as when the control plane dies between commit and reply. The
-// lease is ten minutes, so within the test only the worker's heartbeats (every 50 ms, naming what it
-// runs) can return the task.
+// lease is ten minutes, so within the test only the worker's heartbeats (every 100 ms, naming what it
+// runs) can return the task. The interval stays above a claim reply's time on a loaded machine: a reply
+// slower than a whole interval would also be read as lost.
 const BOOTSTRAP = "lost-reply-e2e-bootstrap-token-0123456789";
 
 /** A proxy to `upstream` that cuts the connection instead of passing on the first 200 to a claim. */
@@ -130,7 +131,7 @@ describe.skipIf(!postgresAvailable())("a claim whose reply was lost", () => {
     const workdir = gitWorkdir("lost-reply");
     const worker = startNode(
       WORKER_BIN,
-      ["--plan", "lost", "--workdir", workdir, "--heartbeat-interval", "0.05", "--task-timeout", "2m"],
+      ["--plan", "lost", "--workdir", workdir, "--heartbeat-interval", "0.1", "--task-timeout", "2m"],
       {
         cwd: workdir,
         env: {
