@@ -34,12 +34,14 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 
 /**
  * Why a task went back to `PENDING`: the worker let it go (`shutdown`), its lease ran out
- * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), or the claim's
- * client hung up before it could be told (`client_gone`).
+ * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), the claim's
+ * client hung up before it could be told (`client_gone`), or the worker's heartbeats show it never got
+ * the claim's reply (`claim_lost`).
  */
 export type ReleaseReason =
   | "shutdown"
   | "visibility_timeout"
   | "worker_offline"
   | "client_gone"
+  | "claim_lost"
   | (string & {});

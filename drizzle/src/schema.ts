@@ -161,6 +161,13 @@ export const tasks = pgTable(
     leaseExpiresAt: instant("lease_expires_at"),
     /** Agent runs so far. */
     attempts: integer("attempts").notNull().default(0),
+    /**
+     * Heartbeats carrying a task list that the claiming worker sent since the claim without naming
+     * this task: set to 0 by the claim, `NULL` once a heartbeat names it (or never claimed). Two such
+     * heartbeats mean the claim's reply never reached the worker, and the heartbeat releases the task
+     * (`claim_lost`, docs/worker.md).
+     */
+    unnamedHeartbeats: smallint("unnamed_heartbeats"),
     /** Spend over every attempt, failed ones included. */
     spentUsd: money("spent_usd").notNull().default("0"),
     /** The running attempt's budget reservation; NULL when it holds none (no budget, or not claimed). */

@@ -165,14 +165,18 @@ export interface TaskStore {
    * Records a heartbeat and renews to now + `leaseMs` the leases of the tasks the worker holds: every
    * one, or only those in `running` when the worker says what it runs (a task it holds without knowing,
    * because a claim reply was lost, then expires and returns to the queue).
+   * With `running`, a held task left out of two such heartbeats since its claim (its claim's reply never
+   * reached the worker) goes back to `PENDING` (`RELEASE`, reason `claim_lost`, the attempt given back
+   * if the claim started it); a task named once, or a worker that sends no list, is never judged so.
    * @returns `ok: false` when the worker row does not exist; `renewed` lists the tasks whose lease was
-   *   renewed, by plan then id (a named task the worker does not hold is not among them).
+   *   renewed and `released` those released as `claim_lost`, by plan then id (a named task the worker
+   *   does not hold is in neither).
    */
   heartbeat(
     workerId: string,
     leaseMs: number,
     running?: readonly TaskRef[],
-  ): Promise<{ ok: boolean; renewed: TaskRef[] }>;
+  ): Promise<{ ok: boolean; renewed: TaskRef[]; released: TaskRef[] }>;
 
   /**
    * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under

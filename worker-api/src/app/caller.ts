@@ -163,8 +163,9 @@ export const UNKNOWN_HOSTNAME = "unknown";
  */
 async function registerOnFirstUse(deps: AppDeps, store: Store, caller: Caller, workerId: string) {
   if (!caller.registersWorkers) return;
-  // A heartbeat renewing no lease is the cheapest "does it exist" that also keeps it online.
-  if ((await store.heartbeat(workerId, deps.settings.leaseMs, [])).ok) return;
+  // Liveness alone is the cheapest "does it exist" that also keeps it online; a heartbeat would also
+  // judge the worker's unnamed tasks, counting this request twice.
+  if (await store.touchWorker(workerId)) return;
   await store.upsertWorker({ workerId, hostname: UNKNOWN_HOSTNAME });
   deps.log?.("info", "worker.registered", {
     worker_id: workerId,

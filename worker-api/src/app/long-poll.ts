@@ -2,6 +2,7 @@ import { type ClaimRequest, PlanNotFound, type PlanRecord, type TaskRecord } fro
 import type { Context } from "hono";
 import type { PresentedBearer, Store } from "../store/store.js";
 import { asPresentedWorker } from "./caller.js";
+import { clientGoneSignal } from "./client-gone.js";
 import type { AppDeps } from "./deps.js";
 import { onSharedAbort } from "./shared-abort.js";
 
@@ -17,7 +18,9 @@ export type Claimed = { readonly task: TaskRecord; readonly plan: PlanRecord | u
  * - A plan that does not exist yet is treated as one with nothing ready: a worker may start before
  *   its plan is imported, and the import wakes it.
  * - A client that hung up is never handed a task: no claim is made once its request is aborted, and a
- *   task claimed while it was leaving goes straight back to `PENDING` (`RELEASE`, reason `client_gone`).
+ *   task claimed while it was leaving goes straight back to `PENDING` (`RELEASE`, reason `client_gone`,
+ *   the attempt given back), checked after the host has read the I/O that arrived during the claim.
+ *   A wake-up that reached a claim whose client left is handed on to the next parked claim.
  * - A claim that was woken and got a task wakes the next parked claim of the plan, since more tasks
  *   may be ready than claims were woken; the chain ends at the first claim that finds nothing.
  * - When the host is stopping (`deps.stopping`), parked claims answer at once and new ones do not park.
@@ -30,7 +33,7 @@ export async function claimWithinBound(
   body: ClaimRequest,
 ): Promise<Claimed | undefined> {
   const { settings, stopping } = deps;
-  const gone = c.req.raw.signal;
+  const gone = clientGoneSignal(c);
   const deadline = Date.now() + settings.claimWaitMs;
   // One signal for "stop waiting": the client left or the host is stopping. Removed at the end, because
   // AbortSignal.any on the server-long `stopping` signal keeps a reference per request; and `stopping`
@@ -40,26 +43,34 @@ export async function claimWithinBound(
   gone.addEventListener("abort", stop, { once: true });
   const unsubscribe = stopping ? onSharedAbort(stopping, stop) : undefined;
   try {
-    return await pollUntilClaimed(deps, c, body, deadline, interrupt.signal);
+    return await pollUntilClaimed(deps, c, body, deadline, gone, interrupt.signal);
   } finally {
     gone.removeEventListener("abort", stop);
     unsubscribe?.();
   }
 }
 
-/** The claim loop of {@link claimWithinBound}: try, park until `interrupt` or a wake-up, try again. */
+/**
+ * The claim loop of {@link claimWithinBound}: try, park until `interrupt` or a wake-up, try again.
+ * @param gone aborts when the client hung up ({@link clientGoneSignal}).
+ */
 async function pollUntilClaimed(
   deps: AppDeps,
   c: Context,
   body: ClaimRequest,
   deadline: number,
+  gone: AbortSignal,
   interrupt: AbortSignal,
 ): Promise<Claimed | undefined> {
   const { settings, coordinator, stopping } = deps;
-  const gone = c.req.raw.signal;
   let woken = false;
   for (;;) {
-    if (gone.aborted) return undefined;
+    if (gone.aborted) {
+      // A wake-up this claim can no longer use goes to the next parked claim, or a ready task could
+      // wait for a recheck while claims are parked.
+      if (woken) coordinator?.notifyWork(body.plan_id);
+      return undefined;
+    }
     // Hand the wake-up on as soon as the claim commits, before the rest of the answer is read.
     const handOn = woken && coordinator ? () => coordinator.notifyWork(body.plan_id) : undefined;
     const outcome = await asPresentedWorker(
@@ -78,7 +89,8 @@ async function pollUntilClaimed(
     if (remainingMs <= 0 || !coordinator || stopping?.aborted) return undefined;
     const waitMs = coordinator.rechecks ? remainingMs : Math.min(remainingMs, settings.claimRecheckMs);
     await coordinator.waitForWork(body.plan_id, waitMs, interrupt);
-    woken = true;
+    // Woken (or timed out) rather than interrupted: the wait ended before the client left.
+    woken = !interrupt.aborted;
   }
 }
 
@@ -110,8 +122,10 @@ async function claimOnce(
   }
   if (!claimed) return undefined;
   const { task } = claimed;
+  // A hang-up that reached the host while the claim ran is only seen once pending I/O is read.
+  await pendingIo();
   if (gone.aborted) {
-    await store.release({
+    await store.releaseUnseenClaim({
       planId: task.planId,
       taskId: task.id,
       workerId: body.worker_id,
@@ -122,4 +136,16 @@ async function claimOnce(
   }
   onClaimed?.();
   return claimed;
+}
+
+/**
+ * Resolves once the host has polled for I/O after the claim's result was read, so a client's hang-up
+ * that arrived meanwhile has fired its signal: on Node two turns of `setImmediate` (the first runs in
+ * the same turn as the poll that read the result, the second after the next poll); elsewhere a zero
+ * timer, which runs after the next poll.
+ */
+function pendingIo(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (!immediate) return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => immediate(() => immediate(resolve)));
 }

@@ -1,13 +1,15 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { createAdaptorServer, type Http2Bindings, type HttpBindings } from "@hono/node-server";
 import { createApp } from "../app/app.js";
+import { CLIENT_GONE_KEY } from "../app/client-gone.js";
 import type { AuthPort, Logger } from "../app/deps.js";
 import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
 import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buffer.js";
 import type { Store } from "../store/store.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { closeHttpServer, trackConnections } from "./close-http.js";
+import { hangUpSignal } from "./hang-up.js";
 import type { ServerSettings } from "./settings.js";
 
 /** Options of {@link startNodeServer}. */
@@ -66,7 +68,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     ...(log ? { log } : {}),
     stopping: stopping.signal,
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Each request's environment carries its hang-up signal, made only when a route asks (parked claims).
+  const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
+    app.fetch(request, {
+      ...env,
+      // This server speaks HTTP/1.1 only (createAdaptorServer without `createServer`).
+      [CLIENT_GONE_KEY]: () => hangUpSignal(env.incoming as IncomingMessage, env.outgoing as ServerResponse),
+    });
+  const server = createAdaptorServer({ fetch }) as Server;
   const connections = trackConnections(server);
   try {
     await listen(server, options.port ?? 8000, options.host ?? "127.0.0.1");

@@ -17,8 +17,10 @@ import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
 import { release } from "./tasks/release.js";
+import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
+import { heartbeat, touchWorker } from "./workers/heartbeat.js";
 import {
   createReadToken,
   findReadTokenByHash,
@@ -26,7 +28,7 @@ import {
   revokeReadToken,
 } from "./workers/read-tokens.js";
 import { findWorkerByTokenHash, registerWorker, revokeWorker } from "./workers/registration.js";
-import { heartbeat, listWorkers, upsertWorker } from "./workers/workers.js";
+import { listWorkers, upsertWorker } from "./workers/workers.js";
 
 /**
  * Builds the store over an open drizzle database. Each write runs in its own transaction (a thrown
@@ -80,13 +82,15 @@ export function createStore(
     resetPlan: write(resetPlan),
     setPlanBudget: write(setPlanBudget),
     upsertWorker: read(upsertWorker),
-    heartbeat: write(heartbeat),
+    heartbeat: statement(heartbeat),
+    touchWorker: statement(touchWorker),
     claim: statement(claim),
     claimWithPlan: statement(claimWithPlan),
     start: write(start),
     complete: statement((db, fence) => finish(db, fence, { transition: "COMPLETE" })),
     fail: statement((db, fence) => finish(db, fence, { transition: "FAIL", reason: fence.reason })),
     release: write(release),
+    releaseUnseenClaim: statement(releaseUnseenClaim),
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),
     releaseOfflineWorkers: write(releaseOfflineWorkers),

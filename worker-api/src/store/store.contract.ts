@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import { describeAttemptCostContract } from "./contract/attempt-cost.contract.js";
 import { describeBlockedContract } from "./contract/blocked.contract.js";
 import { describeBudgetContract } from "./contract/budget.contract.js";
+import { describeClaimLostContract } from "./contract/claim-lost.contract.js";
 import { describeClaimContract } from "./contract/claims.contract.js";
 import { describeEventContract } from "./contract/events.contract.js";
 import { describeFencingContract } from "./contract/fencing.contract.js";
@@ -46,6 +47,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeOneStatementContract(ctx);
     describeBlockedContract(ctx);
     describeLeaseContract(ctx);
+    describeClaimLostContract(ctx);
     describeEventContract(ctx);
     describeTextContract(ctx);
     describeWorkerContract(ctx);

@@ -1,4 +1,12 @@
-import type { FinishResult, PlanRecord, TaskRecord, TaskStore, WorkerRecord } from "@whilly/core";
+import type {
+  FinishResult,
+  PlanRecord,
+  TaskFence,
+  TaskRecord,
+  TaskRef,
+  TaskStore,
+  WorkerRecord,
+} from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
@@ -101,6 +109,20 @@ export interface Store extends TaskStore {
 
   /** Revokes a read token at once. @returns `found: false` for an unknown id, `wasLive: false` if already revoked. */
   revokeReadToken(id: string): Promise<{ found: boolean; wasLive: boolean }>;
+
+  /**
+   * Records a worker's liveness only (status `online`, heartbeat now): no lease is renewed and no task
+   * judged, unlike {@link TaskStore.heartbeat}, so it can check that a worker exists.
+   * @returns false when the worker is not registered.
+   */
+  touchWorker(workerId: string): Promise<boolean>;
+
+  /**
+   * Hands back a task claimed for a client found gone before it was told (`PENDING`, `RELEASE` with
+   * `reason`, the attempt given back if the claim started it), in one statement.
+   * @returns the task released, or `undefined` when the fence no longer matches (nothing changed).
+   */
+  releaseUnseenClaim(fence: TaskFence & { reason: string }): Promise<TaskRef | undefined>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;

@@ -14,7 +14,8 @@ const REGISTER_ATTEMPTS = 5;
  *   `{worker_id, token}`; the token is shown once and only its hash is kept.
  * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases,
  *   answering `{ok, renewed}` (a count); a `worker.heartbeat` event per named task whose lease it
- *   renewed goes to the event buffer.
+ *   renewed goes to the event buffer. With a task list it also releases, as `claim_lost`, the tasks
+ *   the worker holds but left out of two lists since their claim (docs/worker.md).
  */
 export function workerRoutes(deps: AppDeps) {
   return new Hono()
@@ -44,7 +45,7 @@ export function workerRoutes(deps: AppDeps) {
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
       const running = body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id }));
-      const { ok, renewed } = await asWorker(
+      const { ok, renewed, released } = await asWorker(
         deps,
         c,
         body.worker_id,
@@ -62,6 +63,13 @@ export function workerRoutes(deps: AppDeps) {
             payload: { worker_id: body.worker_id },
           })),
         );
+      }
+      for (const task of released) {
+        deps.log?.("info", "task.claim_lost", {
+          plan_id: task.planId,
+          task_id: task.taskId,
+          worker_id: body.worker_id,
+        });
       }
       return c.json({ ok, renewed: renewed.length });
     });

@@ -19,6 +19,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
           { planId: "p", taskId: "A" },
           { planId: "p", taskId: "B" },
         ],
+        released: [],
       });
       await sleep(30);
       const released = await ctx.store.releaseExpiredLeases();
@@ -40,15 +41,18 @@ export function describeLeaseContract(ctx: ContractContext): void {
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
       for (const planId of ["p", "p", "q"]) await ctx.store.claim({ planId, workerId: "w1", leaseMs: 1 });
       const running = [{ planId: "q", taskId: "A" }];
-      expect(await ctx.store.heartbeat("w1", 600_000, running)).toEqual({ ok: true, renewed: running });
-      expect(await ctx.store.heartbeat("w1", 600_000, [])).toEqual({ ok: true, renewed: [] });
+      expect(await ctx.store.heartbeat("w1", 600_000, running)).toEqual({
+        ok: true,
+        renewed: running,
+        released: [],
+      });
       await sleep(30);
       const released = await ctx.store.releaseExpiredLeases();
       expect(released.map((t) => `${t.planId}/${t.id}`).sort()).toEqual(["p/A", "p/B"]);
     });
 
     it("a heartbeat from an unknown worker is not ok and renews nothing", async () => {
-      expect(await ctx.store.heartbeat("ghost", 1000)).toEqual({ ok: false, renewed: [] });
+      expect(await ctx.store.heartbeat("ghost", 1000)).toEqual({ ok: false, renewed: [], released: [] });
     });
 
     it("a heartbeat reports as renewed only the named tasks the worker holds", async () => {
@@ -62,7 +66,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
         { planId: "nope", taskId: "A" },
       ];
       const beat = await ctx.store.heartbeat("w1", 600_000, named);
-      expect(beat).toEqual({ ok: true, renewed: [{ planId: "p", taskId: "A" }] });
+      expect(beat).toEqual({ ok: true, renewed: [{ planId: "p", taskId: "A" }], released: [] });
       expect((await ctx.store.getTask("p", "B"))?.claimedBy).toBe("w2");
     });
 
@@ -138,7 +142,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
         ["fresh", "online"],
         ["silent", "offline"],
       ]);
-      expect(await ctx.store.heartbeat("silent", 1000)).toEqual({ ok: true, renewed: [] });
+      expect(await ctx.store.heartbeat("silent", 1000)).toEqual({ ok: true, renewed: [], released: [] });
       expect((await ctx.store.listWorkers()).every((w) => w.status === "online")).toBe(true);
     });
 

@@ -113,6 +113,7 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
         reserved_usd = (SELECT amount FROM reserved),
         version = t.version + ${start ? 2 : 1}::integer,
         attempts = t.attempts + ${start ? 1 : 0}::integer,
+        unnamed_heartbeats = 0,
         updated_at = now()
       FROM picked
       WHERE t.plan_id = picked.plan_id AND t.id = picked.id AND t.status IN (${CLAIMABLE})

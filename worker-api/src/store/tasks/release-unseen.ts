@@ -1,0 +1,87 @@
+import { EVENT_TYPES, type TaskFence, type TaskRef, targetOf } from "@whilly/core";
+import { events, plans, tasks } from "@whilly/schema";
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db.js";
+import { LEASED } from "../lease.js";
+import { rawRows, statusList } from "../raw-rows.js";
+import { READY_CHANNEL } from "../ready/signal-ready.js";
+
+const HELD = statusList(LEASED);
+/** Postgres refuses NOTIFY payloads of 8000 bytes or more; a longer plan id is announced as "any plan". */
+const MAX_PAYLOAD_BYTES = 7999;
+
+/**
+ * A CTE `name` locking `FOR KEY SHARE`, in id order, the plans listed by `planIds` (a query of one
+ * column of plan ids). The first step of a statement that releases tasks: their `RELEASE` rows lock
+ * the plan row through the foreign key, and the store's lock order is the plan row first, then task
+ * rows in id order (docs/claim.md). Reference it from the CTE that locks the task rows, so it runs first.
+ */
+export function lockPlansCte(name: string, planIds: SQL): SQL {
+  return sql`${sql.raw(name)} AS MATERIALIZED (
+    SELECT p.id FROM ${plans} p WHERE p.id IN (${planIds}) ORDER BY p.id FOR KEY SHARE
+  )`;
+}
+
+/**
+ * CTEs that return to `PENDING` the tasks of CTE `from` (columns `plan_id`, `id`, `started`; rows
+ * locked already, each held by `workerId`) whose claim their worker never saw: the claim's reply was
+ * lost, or its client hung up. The worker never ran an agent for them, so the attempt a claim with
+ * `start` counted (`started`) is given back. Writes `RELEASE` `{version, reason, worker_id,
+ * attempt_returned}` per task, in id order, and signals each plan's waiting claimers. The CTE
+ * `released` (`plan_id`, `id`, `version`) lists what was released; the statement's answer must read
+ * `released_signal` for the signal to be sent.
+ */
+export function releaseUnseenCtes(from: string, workerId: string, reason: string): SQL {
+  const source = sql.raw(from);
+  return sql`released AS (
+    UPDATE ${tasks} t SET
+      status = ${targetOf("RELEASE")},
+      claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL, unnamed_heartbeats = NULL,
+      attempts = t.attempts - CASE WHEN s.started AND t.attempts > 0 THEN 1 ELSE 0 END,
+      version = t.version + 1,
+      updated_at = now()
+    FROM ${source} s
+    WHERE t.plan_id = s.plan_id AND t.id = s.id AND t.status IN (${HELD}) AND t.claimed_by = ${workerId}
+    RETURNING t.plan_id, t.id, t.version, s.started
+  ), released_events AS (
+    INSERT INTO ${events} (plan_id, task_id, event_type, payload)
+    SELECT r.plan_id, r.id, ${EVENT_TYPES.release}, jsonb_build_object(
+      'version', r.version, 'reason', ${reason}::text, 'worker_id', ${workerId}::text,
+      'attempt_returned', r.started)
+    FROM released r
+    ORDER BY r.plan_id, r.id
+    RETURNING 1
+  ), released_signal AS (
+    SELECT pg_notify(${READY_CHANNEL},
+      CASE WHEN octet_length(r.plan_id) > ${MAX_PAYLOAD_BYTES} THEN '' ELSE r.plan_id END)
+    FROM (SELECT DISTINCT plan_id FROM released) r
+  )`;
+}
+
+/**
+ * Hands back, in one statement, a task claimed for a client that turned out to be gone before it
+ * could be told (`CLAIMED`/`IN_PROGRESS` → `PENDING`, attempt given back if the claim started it,
+ * `RELEASE` with `reason`; see {@link releaseUnseenCtes}). Nothing happens when the fence no longer
+ * matches (another transition won): the task is then no longer this claim's to give back.
+ * @returns the released task's plan and id, or `undefined` when the fence did not match.
+ */
+export async function releaseUnseenClaim(
+  db: Db,
+  fence: TaskFence & { reason: string },
+): Promise<TaskRef | undefined> {
+  const result = await db.execute(sql`
+    WITH ${lockPlansCte("plan_locks", sql`SELECT ${fence.planId}::text`)},
+    target AS MATERIALIZED (
+      SELECT t.plan_id, t.id, t.status = ${targetOf("START")} AS started FROM ${tasks} t
+      WHERE t.plan_id = ${fence.planId} AND t.id = ${fence.taskId} AND t.version = ${fence.version}
+        AND t.claimed_by = ${fence.workerId} AND t.status IN (${HELD})
+        AND (SELECT count(*) FROM plan_locks) >= 0
+      FOR UPDATE OF t
+    ), ${releaseUnseenCtes("target", fence.workerId, fence.reason)}
+    SELECT r.plan_id, r.id, (SELECT count(*) FROM released_events) AS logged,
+      (SELECT count(*) FROM released_signal) AS signalled
+    FROM released r
+  `);
+  const [row] = rawRows(result);
+  return row ? { planId: String(row.plan_id), taskId: String(row.id) } : undefined;
+}
