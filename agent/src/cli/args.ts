@@ -11,6 +11,7 @@ export type WorkerFlags = {
   readonly heartbeatInterval?: string | undefined;
   readonly maxIterations?: string | undefined;
   readonly workdir?: string | undefined;
+  readonly stateDir?: string | undefined;
   readonly taskTimeout?: string | undefined;
   readonly retryBudget?: string | undefined;
   readonly help: boolean;
@@ -26,6 +27,7 @@ const OPTIONS = {
   "heartbeat-interval": { type: "string" },
   "max-iterations": { type: "string" },
   workdir: { type: "string" },
+  "state-dir": { type: "string" },
   "task-timeout": { type: "string" },
   "retry-budget": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -53,6 +55,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
     heartbeatInterval: values["heartbeat-interval"],
     maxIterations: values["max-iterations"],
     workdir: values.workdir,
+    stateDir: values["state-dir"],
     taskTimeout: values["task-timeout"],
     retryBudget: values["retry-budget"],
     help: values.help ?? false,

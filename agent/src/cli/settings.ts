@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { ConfigurationError, checkControlUrl } from "@whilly/core";
 import { z } from "zod";
 import {
@@ -32,6 +32,11 @@ export type WorkerSettings = {
   readonly maxIterations: number | undefined;
   /** The agent's working directory, absolute. */
   readonly workdir: string;
+  /**
+   * Where running attempts are recorded (absolute): `--state-dir`, else `WHILLY_STATE_DIR`, else
+   * `<workdir>/.whilly`. A worker started on it ends what attempts of a killed worker left running.
+   */
+  readonly stateDir: string;
   /** Per-task limit on the agent, ms. */
   readonly taskTimeoutMs: number;
   /**
@@ -81,6 +86,7 @@ const schema = z.object({
   progressInterval: text,
   maxIterations: text,
   workdir: text,
+  stateDir: text,
   taskTimeout: text,
   retryBudget: text,
 });
@@ -108,6 +114,7 @@ export function parseWorkerSettings(
     progressInterval: env.WHILLY_PROGRESS_INTERVAL,
     maxIterations: flags.maxIterations,
     workdir: flags.workdir,
+    stateDir: flags.stateDir ?? env.WHILLY_STATE_DIR,
     taskTimeout: flags.taskTimeout,
     retryBudget: flags.retryBudget ?? env.WHILLY_RETRY_BUDGET,
   });
@@ -132,6 +139,7 @@ export function parseWorkerSettings(
     progressIntervalMs: progressMs(raw.progressInterval),
     maxIterations: maxIterationCount,
     workdir,
+    stateDir: raw.stateDir === undefined ? join(workdir, ".whilly") : resolve(cwd, raw.stateDir),
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     claude: parseClaudeSettings(env),

@@ -19,6 +19,8 @@ export type ClaudeAttemptOptions = {
   /** The agent's environment (usually the worker's `process.env`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Where running attempts are recorded (see `RunClaudeInput.stateDir`); none when undefined. */
+  readonly stateDir?: string | undefined;
 };
 
 /**
@@ -36,6 +38,7 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
       settings: options.settings,
       env: options.env,
       signal,
+      stateDir: options.stateDir,
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     const { outcome } = result;

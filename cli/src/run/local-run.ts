@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createTaskClient, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
+import { createTaskClient, endOrphanedAttempts, type RunAttempt, runWorkerLoop, sleep } from "@whilly/agent";
 import { PlanNotFound, type PlanRecord, type PlanSpec, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
@@ -21,6 +21,11 @@ export type LocalRunOptions = {
   makeRunAttempt: (cwd: string) => RunAttempt;
   /** Poll period while another process's tasks are still running (ms). */
   idlePollMs?: number;
+  /**
+   * Where running attempts are recorded (`.whilly/`): what attempts of a run that is gone left running is
+   * ended before any task runs. None when undefined.
+   */
+  stateDir?: string | undefined;
 };
 
 /**
@@ -58,6 +63,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     }
     return recovered.length;
   };
+  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
   await recover();
   await store.upsertWorker({ workerId, hostname: host });
 
@@ -112,6 +118,13 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   );
   if (stop.signal.aborted) return EXIT.interrupted;
   return summary.ok ? EXIT.ok : EXIT.failed;
+}
+
+function reportOrphans(ctx: CliContext, report: ReturnType<typeof endOrphanedAttempts>): void {
+  if (report.ended === 0) return;
+  ctx.io.err.write(
+    `whilly run: ended ${report.ended} process(es) left running by ${report.attempts.length} attempt(s) of a run that is gone\n`,
+  );
 }
 
 /** Imports or resumes the file's plan, or looks up the stored plan `planId` when there is no file. */
