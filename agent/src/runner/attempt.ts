@@ -1,4 +1,5 @@
 import {
+  AGENT_UNAVAILABLE_HINTS,
   agentOutcomeDetail,
   buildPrompt,
   type PlanPayload,
@@ -48,6 +49,9 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
       costMicroUsd: outcome.costMicroUsd,
       aborted: result.aborted,
       detail: agentOutcomeDetail(outcome),
+      ...(outcome.unavailable === undefined
+        ? {}
+        : { unavailable: { message: outcome.message, hint: AGENT_UNAVAILABLE_HINTS[outcome.unavailable] } }),
     };
   };
 }

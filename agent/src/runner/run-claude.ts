@@ -72,7 +72,7 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
           stderr: "",
           timedOut: false,
           aborted: false,
-          spawnError: { code: "ENOENT", message: missing },
+          spawnError: { code: "ENOTDIR", message: missing },
           wallMs: 0,
         };
   const outcome = classifyAgentRun({ ...run, secrets: secretsOf(env) });

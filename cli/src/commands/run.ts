@@ -53,7 +53,6 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       if (args.file === undefined) await ctx.store({ mustExist: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
       const workspace = findWorkspace(ctx.io.cwd);
-      prepareWhillyDir(workspace);
       const stateDir = workspace.whillyDir;
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,
@@ -61,6 +60,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         maxTasks,
         json: args.json,
         stateDir,
+        prepareStateDir: () => prepareWhillyDir(workspace),
         makeRunAttempt: (cwd) =>
           createClaudeAttempt({ settings: claude, cwd, timeoutMs: taskTimeoutMs, env: ctx.io.env, stateDir }),
       });

@@ -26,6 +26,8 @@ export type LocalRunOptions = {
    * ended before any task runs. None when undefined.
    */
   stateDir?: string | undefined;
+  /** Makes `stateDir` (kept out of git) once the command line and file were found good. */
+  prepareStateDir?: (() => void) | undefined;
 };
 
 /**
@@ -63,6 +65,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     }
     return recovered.length;
   };
+  options.prepareStateDir?.();
   if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
   await recover();
   await store.upsertWorker({ workerId, hostname: host });

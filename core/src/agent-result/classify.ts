@@ -5,12 +5,18 @@ import type {
   AgentFailureReason,
   AgentOutcome,
   AgentRunReport,
+  AgentUnavailableKind,
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
 import { OUTPUT_TAIL_BYTES, redact, storableText, utf8Tail } from "./text.js";
+import { agentUnavailable } from "./unavailable.js";
 
-type Verdict = { readonly reason?: AgentFailureReason; readonly message: string };
+type Verdict = {
+  readonly reason?: AgentFailureReason;
+  readonly message: string;
+  readonly unavailable?: AgentUnavailableKind;
+};
 
 /**
  * Classifies one run of Claude Code (`--output-format json`) into an {@link AgentOutcome}. Pure and total:
@@ -45,7 +51,10 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     errors: errors.map(clean),
     outputTail: utf8Tail(clean(transcript(run, json, resultText, errors, denials)), OUTPUT_TAIL_BYTES),
   };
-  return verdict.reason === undefined ? outcome : { ...outcome, reason: verdict.reason };
+  if (verdict.reason === undefined) return outcome;
+  return verdict.unavailable === undefined
+    ? { ...outcome, reason: verdict.reason }
+    : { ...outcome, reason: verdict.reason, unavailable: verdict.unavailable };
 }
 
 type Fields = {
@@ -56,6 +65,18 @@ type Fields = {
 };
 
 function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields): Verdict {
+  const texts = [...fields.errors, fields.resultText ?? ""];
+  const unavailable = agentUnavailable(run, json, texts);
+  if (unavailable !== undefined) {
+    const why = run.spawnError?.message ?? firstLine(fields.errors[0] ?? fields.resultText ?? "");
+    const what = why === "" ? firstLine(`${run.stderr}\n${run.stdout}`) : why;
+    const cause = unavailable === "auth" ? "has no usable credentials" : "is not installed or not executable";
+    return {
+      reason: "agent_unavailable",
+      unavailable,
+      message: `the agent cannot run on this machine: it ${cause}${what === "" ? "" : `: ${what}`}`,
+    };
+  }
   if (run.spawnError) {
     return { reason: "spawn_failed", message: `could not start the agent: ${run.spawnError.message}` };
   }

@@ -9,6 +9,7 @@ import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
+import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
@@ -46,5 +47,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeEventContract(ctx);
     describeTextContract(ctx);
     describeWorkerContract(ctx);
+    describeRefundContract(ctx);
   });
 }
