@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type FakeAnthropic, fakeClaudeEnv, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { openPostgresStore, type Store } from "@whilly/worker-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +68,8 @@ function startWorker(
     WHILLY_CONTROL_URL: url,
     WHILLY_WORKER_TOKEN: who.token,
     WHILLY_CLAUDE_KILL_GRACE_MS: "200",
+    // Each start gets a fresh HOME (so the default state directory would differ): name one per workdir.
+    WHILLY_STATE_DIR: join(dirname(workdir), "state"),
     ...extra,
   };
   const defined = Object.fromEntries(Object.entries(claude).filter(([, v]) => v !== undefined)) as Record<

@@ -34,7 +34,9 @@ export type WorkerSettings = {
   readonly workdir: string;
   /**
    * Where running attempts are recorded (absolute): `--state-dir`, else `WHILLY_STATE_DIR`, else
-   * `<workdir>/.whilly`. A worker started on it ends what attempts of a killed worker left running.
+   * `$XDG_STATE_HOME/whilly-worker` (`~/.local/state/whilly-worker`), outside the agent's work tree so
+   * the agent never commits a record. A worker started on it ends what attempts of a killed worker left
+   * running; workers sharing it leave each other's running attempts alone.
    */
   readonly stateDir: string;
   /** Per-task limit on the agent, ms. */
@@ -139,12 +141,21 @@ export function parseWorkerSettings(
     progressIntervalMs: progressMs(raw.progressInterval),
     maxIterations: maxIterationCount,
     workdir,
-    stateDir: raw.stateDir === undefined ? join(workdir, ".whilly") : resolve(cwd, raw.stateDir),
+    stateDir: raw.stateDir === undefined ? defaultStateDir(env, workdir) : resolve(cwd, raw.stateDir),
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     claude: parseClaudeSettings(env),
     agentEnv: withoutSecrets(env),
   };
+}
+
+/** `$XDG_STATE_HOME/whilly-worker`, else `$HOME/.local/state/whilly-worker`, else `<workdir>/.whilly`. */
+function defaultStateDir(env: Readonly<Record<string, string | undefined>>, workdir: string): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  if (xdg && isAbsolute(xdg)) return join(xdg, "whilly-worker");
+  const home = env.HOME?.trim();
+  if (home && isAbsolute(home)) return join(home, ".local", "state", "whilly-worker");
+  return join(workdir, ".whilly");
 }
 
 /**
