@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { endOrphanedAttempts, recordsDir } from "./attempt-record.js";
 import { ATTEMPT_ID_VARIABLE, endAttemptProcesses } from "./end-processes.js";
 import { descendantsOf, identify, isRunning, readRow, readTable } from "./proc-table.js";
+import { runProcessGroup } from "./process-group.js";
 
 // Plain child processes stand in for the agent's shells: one left behind in its own session (re-parented
 // once its parent exits), one only a descendant of a known process, one whose pid is known with another
@@ -123,5 +124,24 @@ describe.runIf(process.platform === "linux")("ending an attempt's processes", ()
     expect(gone(reused)).toBe(false);
     expect(gone(liveMarked)).toBe(false);
     expect(readdirSync(recordsDir(state))).toEqual(["live-1.json"]);
+  });
+
+  it("runProcessGroup with an attempt id ends what the command left in a new session, and records it", async () => {
+    const pidFile = join(work, "left.pid");
+    const recorded: number[] = [];
+    const result = await runProcessGroup({
+      argv: ["sh", "-c", `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' >/dev/null 2>&1 & sleep 0.3`],
+      cwd: work,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [ATTEMPT_ID_VARIABLE]: "group-1" },
+      timeoutMs: 10_000,
+      killGraceMs: 100,
+      attemptId: "group-1",
+      onProcesses: (ids) => recorded.push(...ids.map((id) => id.pid)),
+    });
+    expect(result.exitCode).toBe(0);
+    const left = Number(readFileSync(pidFile, "utf8").trim());
+    started.push(left);
+    expect(gone(left)).toBe(true);
+    expect(recorded[0]).toBeGreaterThan(1);
   });
 });
