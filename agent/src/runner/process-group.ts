@@ -42,6 +42,9 @@ export type ProcessGroupResult = {
   readonly wallMs: number;
 };
 
+/** The attempts running now, by id, for {@link endRunningAttempts}. */
+const activeAttempts = new Map<string, () => { attemptId: string; known: ProcessId[] }>();
+
 /** How long to wait for the pipes to close once the whole group was sent SIGKILL, ms. */
 const CLOSE_AFTER_KILL_MS = 2000;
 
@@ -181,9 +184,6 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
     }
   });
 }
-
-/** The attempts running now, by id, for {@link endRunningAttempts}. */
-const activeAttempts = new Map<string, () => { attemptId: string; known: ProcessId[] }>();
 
 /**
  * Ends the processes of every attempt this process runs now, at once (Linux; see `endAttemptProcesses`).
