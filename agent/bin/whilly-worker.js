@@ -2,6 +2,7 @@
 import { terminalSafe } from "../dist/cli/io.js";
 import { workerMain } from "../dist/cli/main.js";
 import { reportUncaughtWorkerError } from "../dist/cli/report.js";
+import { endRunningAttempts } from "../dist/runner/process-group.js";
 
 const processIo = { err: terminalSafe(process.stderr) };
 
@@ -26,14 +27,17 @@ process.on("uncaughtException", (error) => {
 });
 
 // The first SIGINT or SIGTERM stops the worker cleanly: the agent's process group is killed, its task
-// released, and the worker exits 130. A second one exits at once. The worker says what it stops (it
+// released, and the worker exits 130. A second one exits at once, ending the agent's processes first. The worker says what it stops (it
 // knows whether an agent runs), so the signal's name goes along as the reason.
 const interrupt = new AbortController();
 let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     signals += 1;
-    if (signals > 1) process.exit(130);
+    if (signals > 1) {
+      endRunningAttempts();
+      process.exit(130);
+    }
     interrupt.abort(signal);
   });
 }

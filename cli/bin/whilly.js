@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createInterface } from "node:readline/promises";
+import { endRunningAttempts } from "@whilly/agent";
 import { announceInterrupt, logUncaught } from "../dist/json-stderr.js";
 import { main, reportUncaught } from "../dist/main.js";
 
@@ -33,7 +34,11 @@ let signals = 0;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     signals += 1;
-    if (signals > 1) process.exit(130);
+    if (signals > 1) {
+      // Exiting at once must not leave the agent's processes running.
+      endRunningAttempts();
+      process.exit(130);
+    }
     announceInterrupt(process.stderr, signal);
     interrupt.abort();
   });

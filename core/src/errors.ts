@@ -135,6 +135,13 @@ export class ConfigurationError extends WhillyError {
   readonly code = "configuration";
 }
 
+/**
+ * The agent cannot run on this machine (not logged in, credentials refused, not installed): a fault of
+ * the machine, not of the task, so the runner hands the task back with its attempt refunded and stops
+ * (exit 2). `hint` says what to fix.
+ */
+export class AgentUnavailable extends ConfigurationError {}
+
 /** Who holds an embedded store's lock, as its lock file says. */
 export type StoreLockHolder = {
   readonly pid: number;

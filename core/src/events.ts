@@ -35,13 +35,31 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 /**
  * Why a task went back to `PENDING`: the worker let it go (`shutdown`), its lease ran out
  * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), the claim's
- * client hung up before it could be told (`client_gone`), or the worker's heartbeats show it never got
- * the claim's reply (`claim_lost`).
+ * client hung up before it could be told (`client_gone`), the worker's heartbeats show it never got
+ * the claim's reply (`claim_lost`), or the worker's agent cannot run on its machine
+ * (`agent_unavailable`, which refunds the attempt: see {@link REFUNDING_RELEASE_REASONS}).
  */
 export type ReleaseReason =
+  | "agent_unavailable"
   | "shutdown"
   | "visibility_timeout"
   | "worker_offline"
   | "client_gone"
   | "claim_lost"
   | (string & {});
+
+/**
+ * Release reasons that give the attempt back: the task returns to `PENDING` with its attempt count as
+ * before the attempt started, in the same statement, because the fault was the machine's, not the
+ * task's. `agent_unavailable`: the agent is not logged in or not installed. A later reason of the same
+ * kind (e.g. a rate limit) joins this set and needs no other change. See docs/protocol.md.
+ */
+export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseReason>(["agent_unavailable"]);
+
+/** The release reason of a worker whose agent cannot run on its machine; it refunds the attempt. */
+export const AGENT_UNAVAILABLE_REASON = "agent_unavailable" satisfies ReleaseReason;
+
+/** True when a release with `reason` refunds the attempt (see {@link REFUNDING_RELEASE_REASONS}). */
+export function releaseRefundsAttempt(reason: string): boolean {
+  return REFUNDING_RELEASE_REASONS.has(reason);
+}

@@ -12,6 +12,7 @@ export type WorkerFlags = {
   readonly heartbeatInterval?: string | undefined;
   readonly maxIterations?: string | undefined;
   readonly workdir?: string | undefined;
+  readonly stateDir?: string | undefined;
   readonly taskTimeout?: string | undefined;
   readonly retryBudget?: string | undefined;
   readonly help: boolean;
@@ -28,6 +29,7 @@ const OPTIONS = {
   "heartbeat-interval": { type: "string" },
   "max-iterations": { type: "string" },
   workdir: { type: "string" },
+  "state-dir": { type: "string" },
   "task-timeout": { type: "string" },
   "retry-budget": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -56,6 +58,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
     heartbeatInterval: values["heartbeat-interval"],
     maxIterations: values["max-iterations"],
     workdir: values.workdir,
+    stateDir: values["state-dir"],
     taskTimeout: values["task-timeout"],
     retryBudget: values["retry-budget"],
     help: values.help ?? false,

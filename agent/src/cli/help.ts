@@ -14,6 +14,9 @@ Options:
   --worker-id ID             the worker id to act as (WHILLY_WORKER_ID); default: the id the token
                              was issued for. A legacy shared token carries none and needs this flag.
   --workdir DIR              where the agent works on every task (default: the current directory)
+  --state-dir DIR            where running attempts are recorded, so a restarted worker ends what
+                             a killed one left running (WHILLY_STATE_DIR, default:
+                             $XDG_STATE_HOME/whilly-worker or ~/.local/state/whilly-worker)
   --task-timeout DURATION    kill the agent after this long per task: 90s, 30m, 1h (default 30m)
   --heartbeat-interval S     seconds between heartbeats, which renew the task's lease
                              (WHILLY_HEARTBEAT_INTERVAL, default 30)

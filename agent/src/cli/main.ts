@@ -2,6 +2,7 @@ import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-che
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { checkAgentBin } from "../runner/agent-bin.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
+import { endOrphanedAttempts } from "../runner/attempt-record.js";
 import { runWorkerLoop } from "../worker/loop.js";
 import { sleep, withRetry } from "../worker/retry.js";
 import type { ProgressEvent, RunAttempt } from "../worker/types.js";
@@ -94,6 +95,12 @@ export async function workerMain(
     io,
   });
   let code: number = WORKER_EXIT.ok;
+  const orphans = endOrphanedAttempts(settings.stateDir);
+  if (orphans.ended > 0) {
+    io.err.write(
+      `whilly-worker: ended ${orphans.ended} process(es) left running by ${orphans.attempts.length} attempt(s) of a worker that is gone\n`,
+    );
+  }
   try {
     const plan = await ensurePlan(settings, transport, stop.signal, io, progress.onEvent);
     if (plan === "stopped") return WORKER_EXIT.interrupted;
@@ -207,6 +214,7 @@ function claudeAttempt(settings: WorkerSettings): RunAttempt {
     timeoutMs: settings.taskTimeoutMs,
     env: settings.agentEnv,
     secrets: settings.secrets,
+    stateDir: settings.stateDir,
   });
 }
 

@@ -26,6 +26,16 @@ const DURATION_RANGE =
 const required = ["--connect", "http://cp:8000/", "--token", tokenFor("w-1"), "--plan", "demo"];
 
 describe("parseWorkerSettings", () => {
+  it("records attempts in --state-dir, else WHILLY_STATE_DIR, else the XDG state directory, outside the work tree", () => {
+    expect(parse([...required, "--state-dir", "st"], { WHILLY_STATE_DIR: "/env/st" }).stateDir).toBe(
+      "/home/w/st",
+    );
+    expect(parse(required, { WHILLY_STATE_DIR: "/env/st" }).stateDir).toBe("/env/st");
+    expect(parse(required, { XDG_STATE_HOME: "/x", HOME: "/h" }).stateDir).toBe("/x/whilly-worker");
+    expect(parse(required, { HOME: "/h" }).stateDir).toBe("/h/.local/state/whilly-worker");
+    expect(parse([...required, "--workdir", "/repo"], {}).stateDir).toBe("/repo/.whilly");
+  });
+
   it("names the first missing value's flag and variable, in the order connect, token, plan", () => {
     expect(problem([]).message).toBe("missing --connect (or WHILLY_CONTROL_URL)");
     expect(problem(["--connect", "http://cp"]).message).toBe("missing --token (or WHILLY_WORKER_TOKEN)");

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { ConfigurationError, checkControlUrl, secretValuesOf } from "@whilly/core";
 import { z } from "zod";
 import {
@@ -35,6 +35,13 @@ export type WorkerSettings = {
   readonly maxIterations: number | undefined;
   /** The agent's working directory, absolute. */
   readonly workdir: string;
+  /**
+   * Where running attempts are recorded (absolute): `--state-dir`, else `WHILLY_STATE_DIR`, else
+   * `$XDG_STATE_HOME/whilly-worker` (`~/.local/state/whilly-worker`), outside the agent's work tree so
+   * the agent never commits a record. A worker started on it ends what attempts of a killed worker left
+   * running; workers sharing it leave each other's running attempts alone.
+   */
+  readonly stateDir: string;
   /** Per-task limit on the agent, ms. */
   readonly taskTimeoutMs: number;
   /**
@@ -89,6 +96,7 @@ const schema = z.object({
   progressInterval: text,
   maxIterations: text,
   workdir: text,
+  stateDir: text,
   taskTimeout: text,
   retryBudget: text,
 });
@@ -116,6 +124,7 @@ export function parseWorkerSettings(
     progressInterval: env.WHILLY_PROGRESS_INTERVAL,
     maxIterations: flags.maxIterations,
     workdir: flags.workdir,
+    stateDir: flags.stateDir ?? env.WHILLY_STATE_DIR,
     taskTimeout: flags.taskTimeout,
     retryBudget: flags.retryBudget ?? env.WHILLY_RETRY_BUDGET,
   });
@@ -141,12 +150,22 @@ export function parseWorkerSettings(
     progressIntervalMs: progressMs(raw.progressInterval),
     maxIterations: maxIterationCount,
     workdir,
+    stateDir: raw.stateDir === undefined ? defaultStateDir(env, workdir) : resolve(cwd, raw.stateDir),
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     claude: parseClaudeSettings(env),
     agentEnv: withoutSecrets(env),
     secrets: [token, ...secretValuesOf(env)],
   };
+}
+
+/** `$XDG_STATE_HOME/whilly-worker`, else `$HOME/.local/state/whilly-worker`, else `<workdir>/.whilly`. */
+function defaultStateDir(env: Readonly<Record<string, string | undefined>>, workdir: string): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  if (xdg && isAbsolute(xdg)) return join(xdg, "whilly-worker");
+  const home = env.HOME?.trim();
+  if (home && isAbsolute(home)) return join(home, ".local", "state", "whilly-worker");
+  return join(workdir, ".whilly");
 }
 
 /**

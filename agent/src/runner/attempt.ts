@@ -1,4 +1,5 @@
 import {
+  AGENT_UNAVAILABLE_HINTS,
   agentOutcomeDetail,
   buildPrompt,
   type PlanPayload,
@@ -21,6 +22,8 @@ export type ClaudeAttemptOptions = {
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
   /** Secrets to hide from the outcome besides those of `env` (see `RunClaudeInput.secrets`). */
   readonly secrets?: readonly string[];
+  /** Where running attempts are recorded (see `RunClaudeInput.stateDir`); none when undefined. */
+  readonly stateDir?: string | undefined;
 };
 
 /**
@@ -39,6 +42,7 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
       env: options.env,
       signal,
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      stateDir: options.stateDir,
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     const { outcome } = result;
@@ -48,6 +52,9 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
       costMicroUsd: outcome.costMicroUsd,
       aborted: result.aborted,
       detail: agentOutcomeDetail(outcome),
+      ...(outcome.unavailable === undefined
+        ? {}
+        : { unavailable: { message: outcome.message, hint: AGENT_UNAVAILABLE_HINTS[outcome.unavailable] } }),
     };
   };
 }

@@ -1,7 +1,15 @@
 export { checkAgentBin } from "./agent-bin.js";
 export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
 export { type ClaudeAttemptOptions, createClaudeAttempt } from "./attempt.js";
-export { type ProcessGroupOptions, type ProcessGroupResult, runProcessGroup } from "./process-group.js";
+export { type AttemptRecord, endOrphanedAttempts, type OrphanReport } from "./attempt-record.js";
+export { ATTEMPT_ID_VARIABLE, endAttemptProcesses, findAttemptProcesses } from "./end-processes.js";
+export { type ProcessId, procAvailable } from "./proc-table.js";
+export {
+  endRunningAttempts,
+  type ProcessGroupOptions,
+  type ProcessGroupResult,
+  runProcessGroup,
+} from "./process-group.js";
 export { type AgentRunResult, type RunClaudeInput, runClaude } from "./run-claude.js";
 export {
   type ClaudePermissions,

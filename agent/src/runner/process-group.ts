@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import { endAttemptProcesses, findAttemptProcesses } from "./end-processes.js";
+import { identify, type ProcessId, procAvailable } from "./proc-table.js";
 
 /** Options of {@link runProcessGroup}. */
 export type ProcessGroupOptions = {
@@ -18,6 +20,13 @@ export type ProcessGroupOptions = {
   readonly onOutput?: ((chunk: string, stream: "stdout" | "stderr") => void) | undefined;
   /** Keep at most this much of each stream, bytes; the start is dropped first. Default 32 MiB. */
   readonly maxOutputBytes?: number | undefined;
+  /**
+   * The attempt's id, which `env` carries as `WHILLY_ATTEMPT_ID`. With it (on Linux), every process
+   * carrying the mark, and the agent's tree, is ended when the run ends, however it ends.
+   */
+  readonly attemptId?: string | undefined;
+  /** Called with processes of the attempt as they become known (the agent, then its tree), to record them. */
+  readonly onProcesses?: ((ids: readonly ProcessId[]) => void) | undefined;
 };
 
 /** What happened to the process. */
@@ -33,6 +42,9 @@ export type ProcessGroupResult = {
   readonly wallMs: number;
 };
 
+/** The attempts running now, by id, for {@link endRunningAttempts}. */
+const activeAttempts = new Map<string, () => { attemptId: string; known: ProcessId[] }>();
+
 /** How long to wait for the pipes to close once the whole group was sent SIGKILL, ms. */
 const CLOSE_AFTER_KILL_MS = 2000;
 
@@ -41,7 +53,8 @@ const CLOSE_AFTER_KILL_MS = 2000;
  * On timeout or abort the whole group gets SIGTERM, then SIGKILL after `killGraceMs`, so the agent's
  * own children (shells, test runners, servers) die with it. When the command exits by itself, what it left
  * running in its group is ended the same way, because a leftover holding the pipes would keep the
- * attempt open forever. A process that made itself a new session escapes; nothing portable catches it.
+ * attempt open forever. A process that made itself a new session escapes the group; with `attemptId` on
+ * Linux it is found by its mark and ended too (see `endAttemptProcesses`), before this resolves.
  * Never rejects: a command that cannot start comes back with `spawnError`.
  */
 export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGroupResult> {
@@ -74,6 +87,24 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       stdio: ["ignore", "pipe", "pipe"],
     });
     const pid = child.pid;
+    const tracked = new Map<number, ProcessId>();
+    const track = (ids: readonly ProcessId[]) => {
+      const fresh = ids.filter((id) => tracked.get(id.pid)?.startTime !== id.startTime);
+      if (fresh.length === 0) return;
+      for (const id of fresh) tracked.set(id.pid, id);
+      options.onProcesses?.(fresh);
+    };
+    const contained = options.attemptId !== undefined && procAvailable();
+    const attempt = () => ({ attemptId: options.attemptId ?? "", known: [...tracked.values()] });
+    /** Ends what the attempt left outside its group; synchronous, so it runs before anything else. */
+    const sweep = () => {
+      if (contained) endAttemptProcesses(attempt());
+    };
+    if (pid !== undefined && contained) {
+      const self = identify(pid);
+      if (self) track([self]);
+      activeAttempts.set(options.attemptId ?? "", attempt);
+    }
 
     const killGroup = (sig: NodeJS.Signals) => {
       if (pid === undefined) return;
@@ -86,6 +117,8 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
     const terminate = () => {
       if (terminating) return;
       terminating = true;
+      // Note the tree while its links still stand: once the agent exits, its children are re-parented.
+      if (contained) track(findAttemptProcesses(attempt()));
       killGroup("SIGTERM");
       timers.push(
         setTimeout(() => {
@@ -101,6 +134,8 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       for (const t of timers) clearTimeout(t);
       options.signal?.removeEventListener("abort", onAbort);
       if (terminating) killGroup("SIGKILL");
+      sweep();
+      activeAttempts.delete(options.attemptId ?? "");
       child.stdout?.destroy();
       child.stderr?.destroy();
       const base = {
@@ -134,6 +169,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       exitCode = code;
       exitSignal = sig;
       terminate();
+      sweep();
     });
     child.on("close", () => finish());
 
@@ -147,6 +183,14 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       options.signal?.addEventListener("abort", onAbort, { once: true });
     }
   });
+}
+
+/**
+ * Ends the processes of every attempt this process runs now, at once (Linux; see `endAttemptProcesses`).
+ * For a runner that must exit without waiting for its attempts, e.g. on a second Ctrl-C.
+ */
+export function endRunningAttempts(): void {
+  for (const attempt of activeAttempts.values()) endAttemptProcesses(attempt());
 }
 
 function notRun(wallMs: number): ProcessGroupResult {

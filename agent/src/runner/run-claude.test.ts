@@ -174,7 +174,7 @@ describe("runClaude with fake agents", () => {
     expect(result.outcome).toMatchObject({ ok: false, reason: "nonzero_exit", costMicroUsd: 12_500 });
   });
 
-  it("reports a missing binary as spawn_failed", async () => {
+  it("reports a missing binary as agent_unavailable (the machine's fault, not the task's)", async () => {
     const result = await runClaude({
       prompt: "p",
       cwd: dir,
@@ -183,7 +183,7 @@ describe("runClaude with fake agents", () => {
       env: baseEnv(),
     });
     expect(result.spawnError?.code).toBe("ENOENT");
-    expect(result.outcome).toMatchObject({ ok: false, reason: "spawn_failed" });
+    expect(result.outcome).toMatchObject({ ok: false, reason: "agent_unavailable", unavailable: "install" });
   });
 
   it("reports a missing working directory as spawn_failed", async () => {

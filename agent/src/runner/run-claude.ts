@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { type AgentOutcome, classifyAgentRun } from "@whilly/core";
 import { claudeArgv, claudeEnv, secretsOf } from "./argv.js";
+import { AttemptRecordFile } from "./attempt-record.js";
+import { ATTEMPT_ID_VARIABLE } from "./end-processes.js";
 import { type ProcessGroupResult, runProcessGroup } from "./process-group.js";
 import type { ClaudeSettings } from "./settings.js";
 
@@ -24,12 +27,19 @@ export type RunClaudeInput = {
    * (the worker token, the database URL's password), from the entry point's settings.
    */
   readonly secrets?: readonly string[];
+  /**
+   * The runner's state directory (`.whilly/` of `whilly run`, the worker's `--state-dir`): the attempt's
+   * record goes to `<stateDir>/attempts/` while it runs, so a later runner can end what a `kill -9` left.
+   */
+  readonly stateDir?: string | undefined;
 };
 
 /** What one attempt did: the process facts and their classification. Holds no environment. */
 export type AgentRunResult = ProcessGroupResult & {
   /** The command line run (the prompt is its last element). */
   readonly argv: readonly string[];
+  /** The attempt's id, `WHILLY_ATTEMPT_ID` in the agent's environment. */
+  readonly attemptId: string;
   readonly outcome: AgentOutcome;
 };
 
@@ -37,11 +47,16 @@ export type AgentRunResult = ProcessGroupResult & {
  * Runs Claude Code once on a task and classifies the result. Never rejects for the agent's failures: a
  * missing binary, a missing working directory, a timeout, a crash or an unparsable output all come back
  * as a failed {@link AgentOutcome} with a reason. Credentials from `env` are redacted from the outcome.
+ * Every process of the attempt carries a fresh `WHILLY_ATTEMPT_ID`; on Linux none of them outlives the
+ * call, whether they left the agent's process group or not (docs/agent.md).
  */
 export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> {
   const argv = claudeArgv(input.settings, input.prompt);
-  const env = claudeEnv(input.env, input.settings);
+  const attemptId = randomUUID();
+  const env = { ...claudeEnv(input.env, input.settings), [ATTEMPT_ID_VARIABLE]: attemptId };
   const missing = await missingDirectory(input.cwd);
+  const record =
+    input.stateDir === undefined ? undefined : new AttemptRecordFile(input.stateDir, attemptId, input.cwd);
   const run: ProcessGroupResult =
     missing === undefined
       ? await runProcessGroup({
@@ -52,7 +67,9 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
           killGraceMs: input.settings.killGraceMs,
           signal: input.signal,
           onOutput: input.onOutput,
-        })
+          attemptId,
+          onProcesses: record && ((ids) => record.add(ids)),
+        }).finally(() => record?.remove())
       : {
           exitCode: null,
           signal: null,
@@ -60,11 +77,11 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
           stderr: "",
           timedOut: false,
           aborted: false,
-          spawnError: { code: "ENOENT", message: missing },
+          spawnError: { code: "ENOTDIR", message: missing },
           wallMs: 0,
         };
   const outcome = classifyAgentRun({ ...run, secrets: [...(input.secrets ?? []), ...secretsOf(env)] });
-  return { ...run, argv, outcome };
+  return { ...run, argv, attemptId, outcome };
 }
 
 async function missingDirectory(cwd: string): Promise<string | undefined> {

@@ -1,4 +1,5 @@
 import {
+  AgentUnavailable,
   type ClaimResponse,
   type HeartbeatResponse,
   type TaskPayload,
@@ -97,6 +98,33 @@ function loopOptions(client: TaskClient, overrides: Partial<WorkerLoopOptions> =
 const claimReply = { task: claimedTask, plan: null };
 
 describe("runWorkerLoop", () => {
+  it("hands back the task of an agent that cannot run (agent_unavailable) and stops with AgentUnavailable", async () => {
+    const { client, calls } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [{ ...inProgress, status: "PENDING", version: 3, attempts: 0 }],
+      heartbeat: [{ ok: true }],
+    });
+    const unavailable: AgentAttempt = {
+      ok: false,
+      reason: "agent_unavailable",
+      costMicroUsd: 0,
+      aborted: false,
+      detail: {},
+      unavailable: { message: "the agent cannot run: Not logged in", hint: "run `claude /login`" },
+    };
+    const { options, events } = loopOptions(client, { runAttempt: async () => unavailable, maxTasks: 5 });
+    const error = await runWorkerLoop(options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentUnavailable);
+    expect(error).toMatchObject({ code: "configuration", hint: "run `claude /login`" });
+    expect(calls.filter((c) => c.method !== "heartbeat")).toEqual([
+      { method: "claim" },
+      { method: "start", version: 1 },
+      { method: "release", version: 2, reason: "agent_unavailable" },
+    ]);
+    expect(events.map((e) => e.kind)).toEqual(["claimed", "started", "released"]);
+  });
+
   it("heartbeats name only the task being run, so a claim whose reply was lost is not renewed", async () => {
     const beats: (readonly string[] | undefined)[] = [];
     const { client } = scriptedClient({

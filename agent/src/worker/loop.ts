@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
+  AGENT_UNAVAILABLE_REASON,
+  AgentUnavailable,
   type ClaimResponse,
   Forbidden,
   formatUsd,
@@ -58,7 +60,10 @@ export type WorkerLoopOptions = {
  * already took effect (its first reply was lost), that counts as success.
  * Any other 409 means the lease was lost meanwhile: the result is dropped and counted as `lost`.
  * A heartbeat refused with 401/403 stops the loop as the credentials are no longer accepted.
+ * An agent that cannot run here (not logged in, not installed) hands its task back with the refunding
+ * reason `agent_unavailable` and stops the loop.
  * @returns counters for the run.
+ * @throws {AgentUnavailable} when the agent cannot run on this machine; its task was handed back.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
  * @throws {WhillyError} any other non-retryable protocol error (e.g. a 404 or 422 from the control plane).
  * @throws {TransportError} not retryable, when a call was retried for `retryBudgetMs` without an answer.
@@ -162,6 +167,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     } finally {
       clearInterval(ticker);
     }
+    if (attempt.unavailable) {
+      // The machine's fault, not the task's: the task goes back with its attempt refunded, and this
+      // worker stops, since every task would meet the same fault.
+      await releaseQuietly(task, AGENT_UNAVAILABLE_REASON);
+      throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
+    }
     if (attempt.aborted || stopSignal.aborted) return releaseQuietly(task);
     const wallMs = now() - startedAt;
     if (!(await report(task, attempt, wallMs))) return;
@@ -215,11 +226,11 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  async function releaseQuietly(task: TaskPayload): Promise<void> {
+  async function releaseQuietly(task: TaskPayload, reason = "shutdown"): Promise<void> {
     try {
-      await client.release(task, "shutdown");
+      await client.release(task, reason);
       stats.released++;
-      emit({ kind: "released", task, reason: "shutdown" });
+      emit({ kind: "released", task, reason });
     } catch (error) {
       // The lease may already be gone, or the control plane down; the sweep returns the task either way.
       emit({ kind: "release_failed", task, error: asError(error) });

@@ -14,6 +14,11 @@ export type AgentAttempt = {
   /** True when the run was stopped by the worker's own shutdown, not by the agent. */
   readonly aborted: boolean;
   readonly detail: JsonObject;
+  /**
+   * Set when the agent cannot run on this machine at all (not logged in, not installed): the loop hands
+   * the task back with `agent_unavailable`, refunding the attempt, and stops with `AgentUnavailable`.
+   */
+  readonly unavailable?: { readonly message: string; readonly hint: string } | undefined;
 };
 
 /** Runs the agent once on `task`; must not throw for agent failures (they are attempts that failed). */

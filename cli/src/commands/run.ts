@@ -5,6 +5,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
+import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
 
 /** Default per-task timeout: 30 minutes. */
 const DEFAULT_TASK_TIMEOUT = "30m";
@@ -54,11 +55,16 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
       // A stored plan is run only from a store that exists; a file may start a new one.
       if (args.file === undefined) await ctx.store({ mustExist: true });
+      // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
+      const workspace = findWorkspace(ctx.io.cwd);
+      const stateDir = workspace.whillyDir;
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,
         planId: args.plan,
         maxTasks,
         json: args.json,
+        stateDir,
+        prepareStateDir: () => prepareWhillyDir(workspace),
         makeRunAttempt: (cwd) =>
           createClaudeAttempt({
             settings: claude,
@@ -66,6 +72,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
             timeoutMs: taskTimeoutMs,
             env: ctx.io.env,
             secrets: ctx.settings.secrets,
+            stateDir,
           }),
       });
     },

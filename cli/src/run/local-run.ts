@@ -1,5 +1,12 @@
 import { hostname } from "node:os";
-import { createTaskClient, type RunAttempt, runWorkerLoop, sleep, type WorkerStats } from "@whilly/agent";
+import {
+  createTaskClient,
+  endOrphanedAttempts,
+  type RunAttempt,
+  runWorkerLoop,
+  sleep,
+  type WorkerStats,
+} from "@whilly/agent";
 import { PlanNotFound, type PlanRecord, type PlanSpec, redactingWriter, type TaskStore } from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
@@ -21,6 +28,13 @@ export type LocalRunOptions = {
   makeRunAttempt: (cwd: string) => RunAttempt;
   /** Poll period while another process's tasks are still running (ms). */
   idlePollMs?: number;
+  /**
+   * Where running attempts are recorded (`.whilly/`): what attempts of a run that is gone left running is
+   * ended before any task runs. None when undefined.
+   */
+  stateDir?: string | undefined;
+  /** Makes `stateDir` (kept out of git) once the command line and file were found good. */
+  prepareStateDir?: (() => void) | undefined;
 };
 
 /**
@@ -64,6 +78,8 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     }
     return recovered.length;
   };
+  options.prepareStateDir?.();
+  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
   await recover();
   await store.upsertWorker({ workerId, hostname: host });
 
@@ -142,6 +158,13 @@ function stoppedByMaxTasks(
     `whilly run: stopped after ${ran} task(s) (--max-tasks ${maxTasks}); ${left} task(s) left; run again to continue\n`,
   );
   return stats.failed === 0 && stats.lost === 0;
+}
+
+function reportOrphans(ctx: CliContext, report: ReturnType<typeof endOrphanedAttempts>): void {
+  if (report.ended === 0) return;
+  ctx.io.err.write(
+    `whilly run: ended ${report.ended} process(es) left running by ${report.attempts.length} attempt(s) of a run that is gone\n`,
+  );
 }
 
 /** Imports or resumes the file's plan, or looks up the stored plan `planId` when there is no file. */

@@ -121,7 +121,7 @@ describe("classifyAgentRun: success", () => {
 });
 
 describe("classifyAgentRun: failures", () => {
-  it("spawn_failed: the binary is missing; nothing is parsed", () => {
+  it("agent_unavailable (install): the binary is missing; nothing is parsed", () => {
     const outcome = classifyAgentRun(
       run({
         exitCode: null,
@@ -129,9 +129,22 @@ describe("classifyAgentRun: failures", () => {
         spawnError: { code: "ENOENT", message: "spawn /nope/claude ENOENT" },
       }),
     );
-    expect(outcome).toMatchObject({ ok: false, reason: "spawn_failed", costMicroUsd: 0 });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: "agent_unavailable",
+      unavailable: "install",
+      costMicroUsd: 0,
+    });
     expect(outcome.message).toContain("ENOENT");
     expect(outcome.outputTail).toContain("ENOENT");
+  });
+
+  it("spawn_failed: a start that failed for another reason than a missing or unexecutable binary", () => {
+    const outcome = classifyAgentRun(
+      run({ exitCode: null, stdout: "", spawnError: { code: "EMFILE", message: "spawn claude EMFILE" } }),
+    );
+    expect(outcome).toMatchObject({ ok: false, reason: "spawn_failed" });
+    expect(outcome.unavailable).toBeUndefined();
   });
 
   it("timeout: nothing printed after the kill", () => {
@@ -405,5 +418,61 @@ describe("the agent's total_cost_usd follows the one amount rule (docs/protocol.
     // JSON text as the CLI would print it: numbers as numbers, strings quoted.
     const stdout = JSON.stringify(resultJson({ total_cost_usd: input }));
     expect(classifyAgentRun(run({ stdout })).costMicroUsd).toBe(micro ?? 0);
+  });
+});
+
+describe("classifyAgentRun: the agent cannot run on this machine", () => {
+  const apiError = (result: string, overrides: Record<string, unknown> = {}) =>
+    run({
+      exitCode: 1,
+      stdout: `${JSON.stringify(resultJson({ is_error: true, result, total_cost_usd: 0, ...overrides }))}\n`,
+    });
+
+  it.each([
+    ["not logged in", apiError("Not logged in · Please run /login")],
+    ["an invalid API key", apiError("Invalid API key · Please run /login")],
+    [
+      "a 401 from the API",
+      apiError("Failed to authenticate. API Error: 401 invalid x-api-key", { api_error_status: 401 }),
+    ],
+    ["a 401 by status alone", apiError("API Error", { api_error_status: 401 })],
+    [
+      "an authentication_error body without a result JSON",
+      run({ exitCode: 1, stdout: "", stderr: '{"type":"error","error":{"type":"authentication_error"}}' }),
+    ],
+  ])("auth: %s", (_name, report) => {
+    const outcome = classifyAgentRun(report);
+    expect(outcome).toMatchObject({ ok: false, reason: "agent_unavailable", unavailable: "auth" });
+    expect(outcome.message).toMatch(/^the agent cannot run on this machine: it has no usable credentials/);
+    expect(agentOutcomeDetail(outcome)).toMatchObject({ reason: "agent_unavailable", unavailable: "auth" });
+  });
+
+  it.each([
+    [
+      "not executable",
+      run({ exitCode: null, stdout: "", spawnError: { code: "EACCES", message: "EACCES" } }),
+    ],
+    ["a wrapper's command not found (127)", run({ exitCode: 127, stdout: "", stderr: "claude: not found" })],
+    [
+      "the launcher of a native binary never installed",
+      run({ exitCode: 1, stdout: "claude native binary not installed\n", stderr: "" }),
+    ],
+  ])("install: %s", (_name, report) => {
+    expect(classifyAgentRun(report)).toMatchObject({ reason: "agent_unavailable", unavailable: "install" });
+  });
+
+  it("a task that fails for its own reasons is not the machine's fault", () => {
+    expect(classifyAgentRun(apiError("API Error: 500 overloaded", { api_error_status: 500 })).reason).toBe(
+      "is_error",
+    );
+    expect(classifyAgentRun(run({ exitCode: 1, stdout: "", stderr: "boom" })).reason).toBe("nonzero_exit");
+  });
+
+  it("a success whose text mentions a login, and a timeout, are judged as before", () => {
+    const text = `Added the "Not logged in · Please run /login" banner. ${MARKER}`;
+    const ok = classifyAgentRun(run({ stdout: `${JSON.stringify(resultJson({ result: text }))}\n` }));
+    expect(ok.ok).toBe(true);
+    const timedOut = classifyAgentRun({ ...apiError("Not logged in · Please run /login"), timedOut: true });
+    expect(timedOut.reason).toBe("timeout");
   });
 });

@@ -6,12 +6,18 @@ import type {
   AgentFailureReason,
   AgentOutcome,
   AgentRunReport,
+  AgentUnavailableKind,
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
 import { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
+import { agentUnavailable } from "./unavailable.js";
 
-type Verdict = { readonly reason?: AgentFailureReason; readonly message: string };
+type Verdict = {
+  readonly reason?: AgentFailureReason;
+  readonly message: string;
+  readonly unavailable?: AgentUnavailableKind;
+};
 
 /**
  * Classifies one run of Claude Code (`--output-format json`) into an {@link AgentOutcome}. Pure and total:
@@ -46,7 +52,10 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     errors: errors.map(clean),
     outputTail: keptTail(transcript(run, json, resultText, errors, denials), clean),
   };
-  return verdict.reason === undefined ? outcome : { ...outcome, reason: verdict.reason };
+  if (verdict.reason === undefined) return outcome;
+  return verdict.unavailable === undefined
+    ? { ...outcome, reason: verdict.reason }
+    : { ...outcome, reason: verdict.reason, unavailable: verdict.unavailable };
 }
 
 /**
@@ -67,6 +76,18 @@ type Fields = {
 };
 
 function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields): Verdict {
+  const texts = [...fields.errors, fields.resultText ?? ""];
+  const unavailable = agentUnavailable(run, json, texts);
+  if (unavailable !== undefined) {
+    const why = run.spawnError?.message ?? firstLine(fields.errors[0] ?? fields.resultText ?? "");
+    const what = why === "" ? firstLine(`${run.stderr}\n${run.stdout}`) : why;
+    const cause = unavailable === "auth" ? "has no usable credentials" : "is not installed or not executable";
+    return {
+      reason: "agent_unavailable",
+      unavailable,
+      message: `the agent cannot run on this machine: it ${cause}${what === "" ? "" : `: ${what}`}`,
+    };
+  }
   if (run.spawnError) {
     return { reason: "spawn_failed", message: `could not start the agent: ${run.spawnError.message}` };
   }

@@ -24,6 +24,7 @@ export function agentOutcomeDetail(outcome: AgentOutcome, attempt?: number): Jso
     detail.reason = outcome.reason;
     detail.message = outcome.message;
   }
+  if (outcome.unavailable !== undefined) detail.unavailable = outcome.unavailable;
   if (outcome.permissionDenials.length > 0) {
     detail.permission_denials = outcome.permissionDenials.map((d) => d.toolName);
   }

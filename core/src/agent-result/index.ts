@@ -6,7 +6,9 @@ export type {
   AgentFailureReason,
   AgentOutcome,
   AgentRunReport,
+  AgentUnavailableKind,
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
 export { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
+export { AGENT_UNAVAILABLE_HINTS, agentUnavailable } from "./unavailable.js";

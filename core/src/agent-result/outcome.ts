@@ -26,7 +26,8 @@ export type AgentRunReport = {
 
 /**
  * Why an attempt failed. The order of the checks, first match wins:
- * `spawn_failed` (binary missing or not executable), `timeout` (per-task limit hit), `aborted` (worker
+ * `agent_unavailable` (the agent cannot run on this machine: binary missing or not executable, not
+ * logged in, credentials refused; see `agentUnavailable`), `spawn_failed` (could not start otherwise), `timeout` (per-task limit hit), `aborted` (worker
  * shutdown), then without a result JSON: `killed` (signal, nothing printed), `nonzero_exit` (no JSON, exit
  * code not 0), `no_output` (exit 0, nothing printed), `parse_error` (printed something that holds no result
  * object); then from the result JSON: `max_turns` (`error_max_turns`), `max_budget` (`error_max_budget_usd`),
@@ -36,6 +37,7 @@ export type AgentRunReport = {
  * `empty_result` (no final text), `no_marker` (the final text does not end with the completion marker).
  */
 export type AgentFailureReason =
+  | "agent_unavailable"
   | "spawn_failed"
   | "timeout"
   | "aborted"
@@ -50,6 +52,14 @@ export type AgentFailureReason =
   | "permission_denied"
   | "empty_result"
   | "no_marker";
+
+/**
+ * Why the agent cannot run on this machine at all, whatever the task: `auth` (not logged in, an API key
+ * or token refused) or `install` (the binary is missing, not executable, or a placeholder whose install
+ * step never ran). Such a run is the machine's fault, not the task's: the task goes back with its
+ * attempt refunded, and the runner stops (docs/agent.md).
+ */
+export type AgentUnavailableKind = "auth" | "install";
 
 /** Token counts the agent reported, summed over its turns. */
 export type AgentUsage = {
@@ -68,6 +78,8 @@ export type AgentOutcome = {
   readonly ok: boolean;
   /** Set exactly when `ok` is false. */
   readonly reason?: AgentFailureReason;
+  /** Set exactly when `reason` is `agent_unavailable`: what is missing, credentials or the install. */
+  readonly unavailable?: AgentUnavailableKind;
   /** One line for people: what happened. */
   readonly message: string;
   /** The agent's own price of the attempt (`total_cost_usd`), integer micro-USD; 0 when unknown. Failed runs keep it. */

@@ -12,6 +12,7 @@ import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
+import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
@@ -52,5 +53,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeTextContract(ctx);
     describeWorkerContract(ctx);
     describeReadTokenContract(ctx);
+    describeRefundContract(ctx);
   });
 }

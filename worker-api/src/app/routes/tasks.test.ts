@@ -64,6 +64,28 @@ describe("task routes", () => {
     expect(next.body.task.id).toBe("B");
   });
 
+  it("a release with reason agent_unavailable gives the attempt back; shutdown keeps it", async () => {
+    const run = async (reason: string) => {
+      const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
+      const started = await post("/tasks/A/start", {
+        worker_id: "w1",
+        plan_id: "p",
+        version: body.task.version,
+      });
+      return post("/tasks/A/release", {
+        worker_id: "w1",
+        plan_id: "p",
+        version: started.body.task.version,
+        reason,
+      });
+    };
+    const refunded = await run("agent_unavailable");
+    expect(refunded.status).toBe(200);
+    expect(refunded.body.task).toMatchObject({ status: "PENDING", attempts: 0 });
+    const kept = await run("shutdown");
+    expect(kept.body.task).toMatchObject({ status: "PENDING", attempts: 1 });
+  });
+
   it("answers a stale version with 409 and the actual version and status", async () => {
     const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
     const stale = await post("/tasks/A/complete", {

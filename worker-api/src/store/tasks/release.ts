@@ -1,4 +1,11 @@
-import { EVENT_TYPES, type MicroUsd, type TaskFence, type TaskRecord, targetOf } from "@whilly/core";
+import {
+  EVENT_TYPES,
+  type MicroUsd,
+  releaseRefundsAttempt,
+  type TaskFence,
+  type TaskRecord,
+  targetOf,
+} from "@whilly/core";
 import { tasks } from "@whilly/schema";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
@@ -14,8 +21,10 @@ import { fencedUpdate } from "./fence.js";
  * The worker gives a task back (call inside a transaction): `CLAIMED`/`IN_PROGRESS` → `PENDING`, claim
  * cleared, ready to claim again, its budget reservation settled. The cost of an interrupted attempt, if
  * given, counts like a finished one's, once per idempotency key (see `attemptKey`), saturating like it
- * (see `capSpend`). Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting
- * claimers. Locks the task row, then the plan row (docs/claim.md).
+ * (see `capSpend`). A reason that refunds (`releaseRefundsAttempt`, e.g. `agent_unavailable`) also
+ * gives back the attempt a start counted, in the same statement. Writes `RELEASE`
+ * `{version, reason, worker_id}` and signals the plan's waiting claimers. Locks the task row, then the
+ * plan row (docs/claim.md).
  * @throws {VersionConflict} @throws {NotOwner}
  */
 export async function release(
@@ -37,6 +46,7 @@ export async function release(
     status: targetOf("RELEASE"),
     ...NO_CLAIM,
     spentUsd: capSpend(sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`),
+    ...(releaseRefundsAttempt(fence.reason) ? { attempts: refundedAttempts } : {}),
   });
   await insertEvents(tx, [
     {
@@ -56,3 +66,6 @@ export async function release(
   await signalReady(tx, [row.planId]);
   return toTaskRecord(row);
 }
+
+/** The attempt count less the attempt a start counted: only `IN_PROGRESS` has one; never below 0. */
+const refundedAttempts = sql`case when ${tasks.status} = 'IN_PROGRESS' and ${tasks.attempts} > 0 then ${tasks.attempts} - 1 else ${tasks.attempts} end`;
