@@ -107,6 +107,36 @@ export function describeClaimLostContract(ctx: ContractContext): void {
       expect((await ctx.store.heartbeat("w1", 600_000, [])).released).toEqual([A]);
     });
 
+    it("a budgeted plan gets back the reservation of a claim lost or handed back unseen", async () => {
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000, reserveMicroUsd: 400 });
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      const a = await claimUnseen(ctx.store, "w1", true);
+      await claimUnseen(ctx.store, "w2", true);
+      expect(await ctx.store.getPlan("p")).toMatchObject({ reservedMicroUsd: 800 });
+      // Room for no third reservation until one comes back.
+      expect(
+        await ctx.store.claimWithPlan({ planId: "p", workerId: "w1", leaseMs: 600_000 }),
+      ).toBeUndefined();
+
+      await ctx.store.heartbeat("w1", 600_000, []);
+      expect((await ctx.store.heartbeat("w1", 600_000, [])).released).toEqual([A]);
+      expect(await ctx.store.getPlan("p")).toMatchObject({ reservedMicroUsd: 400 });
+      expect(await ctx.store.getTask("p", "A")).toMatchObject({ status: "PENDING" });
+
+      const b = await ctx.store.getTask("p", "B");
+      const fence = {
+        planId: "p",
+        taskId: "B",
+        workerId: "w2",
+        version: b?.version ?? 0,
+        reason: "client_gone",
+      };
+      expect(await ctx.store.releaseUnseenClaim(fence)).toEqual(B);
+      expect(await ctx.store.getPlan("p")).toMatchObject({ reservedMicroUsd: 0 });
+      expect((await claimUnseen(ctx.store, "w3", true)).id).toBe("A");
+      expect(a.id).toBe("A");
+    });
+
     it("liveness alone (touchWorker) judges nothing", async () => {
       await ctx.store.importPlan(plan("p", [task("A")]));
       await claimUnseen(ctx.store, "w1", true);

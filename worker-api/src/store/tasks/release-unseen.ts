@@ -11,25 +11,14 @@ const HELD = statusList(LEASED);
 const MAX_PAYLOAD_BYTES = 7999;
 
 /**
- * A CTE `name` locking `FOR KEY SHARE`, in id order, the plans listed by `planIds` (a query of one
- * column of plan ids). The first step of a statement that releases tasks: their `RELEASE` rows lock
- * the plan row through the foreign key, and the store's lock order is the plan row first, then task
- * rows in id order (docs/claim.md). Reference it from the CTE that locks the task rows, so it runs first.
- */
-export function lockPlansCte(name: string, planIds: SQL): SQL {
-  return sql`${sql.raw(name)} AS MATERIALIZED (
-    SELECT p.id FROM ${plans} p WHERE p.id IN (${planIds}) ORDER BY p.id FOR KEY SHARE
-  )`;
-}
-
-/**
- * CTEs that return to `PENDING` the tasks of CTE `from` (columns `plan_id`, `id`, `started`; rows
- * locked already, each held by `workerId`) whose claim their worker never saw: the claim's reply was
- * lost, or its client hung up. The worker never ran an agent for them, so the attempt a claim with
- * `start` counted (`started`) is given back. Writes `RELEASE` `{version, reason, worker_id,
- * attempt_returned}` per task, in id order, and signals each plan's waiting claimers. The CTE
- * `released` (`plan_id`, `id`, `version`) lists what was released; the statement's answer must read
- * `released_signal` for the signal to be sent.
+ * CTEs that return to `PENDING` the tasks of CTE `from` (columns `plan_id`, `id`, `started`,
+ * `reserved_usd`; rows locked already, each held by `workerId`) whose claim their worker never saw: the
+ * claim's reply was lost, or its client hung up. The worker never ran an agent for them, so the attempt
+ * a claim with `start` counted (`started`) is given back, and so is the budget reservation the claim
+ * took, on the plan row after the task rows (docs/claim.md). Writes `RELEASE` `{version, reason,
+ * worker_id, attempt_returned}` per task, in id order, and signals each plan's waiting claimers. The
+ * CTE `released` (`plan_id`, `id`, `version`) lists what was released; the statement's answer must
+ * read `released_signal` for the signal to be sent.
  */
 export function releaseUnseenCtes(from: string, workerId: string, reason: string): SQL {
   const source = sql.raw(from);
@@ -37,12 +26,23 @@ export function releaseUnseenCtes(from: string, workerId: string, reason: string
     UPDATE ${tasks} t SET
       status = ${targetOf("RELEASE")},
       claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL, unnamed_heartbeats = NULL,
+      reserved_usd = NULL,
       attempts = t.attempts - CASE WHEN s.started AND t.attempts > 0 THEN 1 ELSE 0 END,
       version = t.version + 1,
       updated_at = now()
     FROM ${source} s
     WHERE t.plan_id = s.plan_id AND t.id = s.id AND t.status IN (${HELD}) AND t.claimed_by = ${workerId}
-    RETURNING t.plan_id, t.id, t.version, s.started
+    RETURNING t.plan_id, t.id, t.version, s.started, s.reserved_usd
+  ), released_settled AS (
+    UPDATE ${plans} p SET
+      reserved_usd = GREATEST(p.reserved_usd - d.settle, 0),
+      reserved_attempts = GREATEST(p.reserved_attempts - d.attempts, 0)
+    FROM (
+      SELECT plan_id, sum(reserved_usd) AS settle, count(*)::integer AS attempts FROM released
+      WHERE reserved_usd IS NOT NULL GROUP BY plan_id
+    ) d
+    WHERE p.id = d.plan_id
+    RETURNING p.id
   ), released_events AS (
     INSERT INTO ${events} (plan_id, task_id, event_type, payload)
     SELECT r.plan_id, r.id, ${EVENT_TYPES.release}, jsonb_build_object(
@@ -70,12 +70,10 @@ export async function releaseUnseenClaim(
   fence: TaskFence & { reason: string },
 ): Promise<TaskRef | undefined> {
   const result = await db.execute(sql`
-    WITH ${lockPlansCte("plan_locks", sql`SELECT ${fence.planId}::text`)},
-    target AS MATERIALIZED (
-      SELECT t.plan_id, t.id, t.status = ${targetOf("START")} AS started FROM ${tasks} t
+    WITH target AS MATERIALIZED (
+      SELECT t.plan_id, t.id, t.status = ${targetOf("START")} AS started, t.reserved_usd FROM ${tasks} t
       WHERE t.plan_id = ${fence.planId} AND t.id = ${fence.taskId} AND t.version = ${fence.version}
         AND t.claimed_by = ${fence.workerId} AND t.status IN (${HELD})
-        AND (SELECT count(*) FROM plan_locks) >= 0
       FOR UPDATE OF t
     ), ${releaseUnseenCtes("target", fence.workerId, fence.reason)}
     SELECT r.plan_id, r.id, (SELECT count(*) FROM released_events) AS logged,

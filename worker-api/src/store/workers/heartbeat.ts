@@ -5,7 +5,7 @@ import type { Db } from "../db.js";
 import { LEASED, leaseUntil } from "../lease.js";
 import { rawRows, statusList } from "../raw-rows.js";
 import { assertLeaseMs } from "../tasks/claim.js";
-import { lockPlansCte, releaseUnseenCtes } from "../tasks/release-unseen.js";
+import { releaseUnseenCtes } from "../tasks/release-unseen.js";
 
 /**
  * Heartbeats with a task list that may leave out a task the worker holds before it is released as
@@ -36,8 +36,8 @@ export type HeartbeatResult = {
  * if the claim started it. A task named once is never judged so again: its worker knows it, and if it
  * stops naming it the lease runs out instead. Without `running` (protocol-v1 clients) nobody is judged.
  *
- * One statement: worker row, then the plans of tasks about to be released (`FOR KEY SHARE`), then the
- * worker's task rows in id order (docs/claim.md).
+ * One statement: the worker row, then the worker's task rows in id order, then the plan rows whose
+ * reservations a release gives back (docs/claim.md).
  * @throws {InvalidInput} for a bad lease.
  */
 export async function heartbeat(
@@ -56,18 +56,13 @@ export async function heartbeat(
       UPDATE ${workers} SET status = 'online', last_heartbeat = now()
       WHERE worker_id = ${workerId}
       RETURNING worker_id
-    ), suspects AS MATERIALIZED (
-      SELECT DISTINCT t.plan_id FROM ${tasks} t
-      WHERE ${judged} AND t.claimed_by = ${workerId} AND t.status IN (${HELD})
-        AND t.unnamed_heartbeats >= ${last} AND NOT ${named}
-    ), ${lockPlansCte("plan_locks", sql`SELECT plan_id FROM suspects`)},
-    held AS MATERIALIZED (
-      SELECT t.plan_id, t.id, t.status = ${targetOf("START")} AS started, ${named} AS named,
+    ), held AS MATERIALIZED (
+      SELECT t.plan_id, t.id, t.status = ${targetOf("START")} AS started, t.reserved_usd, ${named} AS named,
         ${judged} AND t.unnamed_heartbeats IS NOT NULL AND NOT ${named} AS unnamed,
         coalesce(t.unnamed_heartbeats >= ${last}, false) AS last_chance
       FROM ${tasks} t
       WHERE t.claimed_by = ${workerId} AND t.status IN (${HELD})
-        AND EXISTS (SELECT 1 FROM beat) AND (SELECT count(*) FROM plan_locks) >= 0
+        AND EXISTS (SELECT 1 FROM beat)
       ORDER BY t.plan_id, t.id
       FOR UPDATE OF t
     ), renewed AS (
@@ -82,7 +77,7 @@ export async function heartbeat(
       WHERE t.plan_id = h.plan_id AND t.id = h.id AND h.unnamed AND NOT h.last_chance
       RETURNING t.plan_id
     ), lost AS (
-      SELECT plan_id, id, started FROM held WHERE unnamed AND last_chance
+      SELECT plan_id, id, started, reserved_usd FROM held WHERE unnamed AND last_chance
     ), ${releaseUnseenCtes("lost", workerId, "claim_lost")}
     SELECT 'worker' AS kind, worker_id AS plan_id, NULL AS id FROM beat
     UNION ALL SELECT 'renewed', plan_id, id FROM renewed
