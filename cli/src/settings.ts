@@ -1,5 +1,10 @@
-import { readDuration, type SettingsProblem, secretValuesOf, settingsError } from "@whilly/core";
-import { MAX_LEASE_MS } from "@whilly/worker-api";
+import {
+  MAX_LEASE_MS,
+  readDuration,
+  type SettingsProblem,
+  secretValuesOf,
+  settingsError,
+} from "@whilly/core";
 import { z } from "zod";
 
 const databaseUrl = z

@@ -5,6 +5,7 @@ export * from "./duration.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./gate.js";
+export * from "./lease.js";
 export * from "./model.js";
 export * from "./money.js";
 export { USD_CASES } from "./money-cases.js";

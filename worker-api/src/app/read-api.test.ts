@@ -7,11 +7,13 @@ import {
   planTasksResponseSchema,
 } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { inProcessAuth } from "../auth/in-process.js";
+import type { Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { openUnreachableStore } from "../store/testing/unreachable.js";
 import { createApp } from "./app.js";
-import { type AppDeps, inProcessAuth, type Logger } from "./deps.js";
+import type { AppDeps } from "./deps.js";
 import { OPERATIONS } from "./openapi/operations.js";
 
 /** A plan id with a space, non-ASCII text and a slash: every path must percent-encode it. */

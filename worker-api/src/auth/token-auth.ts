@@ -1,5 +1,5 @@
 import { ConfigurationError, Unauthorized } from "@whilly/core";
-import type { AuthPort, Caller, Logger } from "../app/deps.js";
+import type { AuthPort, Caller, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { readBearer } from "./bearer.js";
 import { warnLegacyTokenOnce } from "./legacy-warning.js";
