@@ -1,4 +1,4 @@
-import { redactingWriter, secretValuesOf } from "@whilly/core";
+import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
@@ -7,7 +7,7 @@ import { serverCommand } from "./commands/server.js";
 import { tokenCommand } from "./commands/token/index.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { UsageError } from "./exit-codes.js";
 import { type Io, printError, terminalSafe } from "./io.js";
 import { reportError } from "./report-error.js";
 import { describeSystemError } from "./system-error.js";

@@ -4,6 +4,7 @@ export * from "./dag/index.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./events.js";
+export * from "./exit-codes.js";
 export * from "./gate.js";
 export * from "./lease.js";
 export * from "./model.js";
