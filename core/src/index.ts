@@ -1,6 +1,7 @@
 export * from "./agent-result/index.js";
 export * from "./control-url.js";
 export * from "./dag/index.js";
+export * from "./defaults.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./events.js";

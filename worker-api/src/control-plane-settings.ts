@@ -1,4 +1,5 @@
 import {
+  DEFAULT_LEASE_MS,
   MAX_LEASE_MS,
   readDuration,
   type SettingsProblem,
@@ -119,7 +120,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
   }
   return {
     app: {
-      leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", 900_000, 1000, MAX_LEASE_MS),
+      leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, 1000, MAX_LEASE_MS),
       claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
       claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
     },
