@@ -113,7 +113,7 @@ module.exports = {
       comment:
         "auth, the coordinator, the event buffer and the sweeps serve the HTTP layer and the hosts, never import them; they meet the HTTP layer in the port types (worker-api/src/ports).",
       from: { path: "^worker-api/src/(auth|coordinator|events-buffer|sweeps)/", pathNot: TEST_CODE },
-      to: { path: ["^worker-api/src/app/", "^worker-api/src/node/", "^worker-api/src/workers/"] },
+      to: { path: ["^worker-api/src/app/", "^worker-api/src/node/", "^worker-api/src/cloudflare/"] },
     },
     {
       name: "ports-are-types",
@@ -130,12 +130,12 @@ module.exports = {
       name: "hosts-are-outermost",
       severity: "error",
       comment:
-        "The Node host (node/) and the Workers runtime (workers/) compose the parts; within worker-api only the package index imports them.",
+        "The Node host (node/) and the Cloudflare Workers runtime (cloudflare/) compose the parts; within worker-api only the package index imports them.",
       from: {
         path: "^worker-api/src/",
-        pathNot: ["^worker-api/src/(node|workers)/", "^worker-api/src/index\\.ts$"],
+        pathNot: ["^worker-api/src/(node|cloudflare)/", "^worker-api/src/index\\.ts$"],
       },
-      to: { path: "^worker-api/src/(node|workers)/" },
+      to: { path: "^worker-api/src/(node|cloudflare)/" },
     },
     {
       name: "no-cli-imports",
