@@ -54,7 +54,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
   for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand, tokenCommand])
     register(parser, ctx);
   try {
-    // A bare `whilly` shows the help, as the seed did, rather than a usage error.
+    // A bare `whilly` shows the help, as whilly 4.x did, rather than a usage error.
     const args = argv.length === 0 ? ["--help"] : [...argv];
     await parser.parseAsync(args, {}, (_err, _args, output) => {
       if (output) helpText = output;

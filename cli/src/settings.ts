@@ -15,7 +15,7 @@ const databaseUrl = z
   .optional()
   .transform((raw, ctx) => {
     if (raw === undefined || raw.trim() === "") return undefined;
-    // The seed accepted SQLAlchemy-style '+asyncpg' schemes; keep those URLs working.
+    // whilly 4.x accepted SQLAlchemy-style '+asyncpg' schemes; keep those URLs working.
     const url = raw.trim().replace(/^(postgres(?:ql)?)\+asyncpg:/, "$1:");
     if (!/^postgres(ql)?:\/\//.test(url)) {
       ctx.addIssue({

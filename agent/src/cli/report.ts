@@ -106,7 +106,7 @@ function describeEvent(event: ProgressEvent): string {
   }
 }
 
-/** The closing stats line (the seed's format, plus `lost`). */
+/** The closing stats line (whilly 4.x's format, plus `lost`). */
 export function statsLine(workerId: string, t: WorkerTally): string {
   return (
     `whilly-worker: worker '${workerId}' finished — iterations=${t.iterations} completed=${t.completed} ` +

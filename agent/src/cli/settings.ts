@@ -99,7 +99,7 @@ const schema = z.object({
 
 /**
  * Validates the command line and environment of `whilly-worker`. Flags win over environment variables.
- * Required values are checked in the order connect, token, plan (spec section 1.9). The worker id is
+ * Required values are checked in the order connect, token, plan (docs/worker.md). The worker id is
  * `--worker-id`, else `WHILLY_WORKER_ID`, else the `sub` claim of a per-worker JWT bearer; when both an
  * explicit id and a claim exist they must agree, since the control plane would refuse every request.
  * @param env the process environment; the one place the worker reads it.

@@ -3,7 +3,7 @@ import type { Store } from "../store/store.js";
 
 /** Control-plane settings. Durations are ms. */
 export type AppSettings = {
-  /** Lease length given to a claim and renewed by heartbeats; the seed's visibility timeout. */
+  /** Lease length given to a claim and renewed by heartbeats(`WHILLY_VISIBILITY_TIMEOUT`). */
   readonly leaseMs: number;
   /** How long a claim may wait for a ready task before answering 204; 0 answers at once. */
   readonly claimWaitMs: number;

@@ -136,7 +136,7 @@ describe("the read API", () => {
     });
   });
 
-  it("shows one plan by its percent-encoded id, with the seed's fields", async () => {
+  it("shows one plan by its percent-encoded id, with whilly 4.x's fields", async () => {
     await finishA();
     const reply = await get(PLAN_PATH);
     expect(reply.status).toBe(200);
