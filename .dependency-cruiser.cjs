@@ -95,7 +95,7 @@ module.exports = {
       name: "store-internals-stay-inside",
       severity: "error",
       comment:
-        "Outside the store, worker-api runs store code only through the port, the package index and the openers (store/open); type-only imports of the store's vocabulary are harmless to a bundle. The claim statement's file is allowed for control-plane-settings until the lease limits move out of it.",
+        "Outside the store, worker-api runs store code only through the port, the package index and the openers (store/open); type-only imports of the store's vocabulary are harmless to a bundle.",
       from: { path: "^worker-api/src/", pathNot: ["^worker-api/src/store/", ...TEST_CODE] },
       to: {
         path: "^worker-api/src/store/",
@@ -103,7 +103,6 @@ module.exports = {
           "^worker-api/src/store/store\\.ts$",
           "^worker-api/src/store/index\\.ts$",
           "^worker-api/src/store/open/",
-          "^worker-api/src/store/tasks/claim\\.ts$",
         ],
         dependencyTypesNot: ["type-only"],
       },
@@ -112,23 +111,31 @@ module.exports = {
       name: "background-parts-not-http",
       severity: "error",
       comment:
-        "auth, the coordinator, the event buffer and the sweeps serve the HTTP layer and the hosts, never import them; only the port types still in app/deps.ts are allowed until they move out of the HTTP layer.",
+        "auth, the coordinator, the event buffer and the sweeps serve the HTTP layer and the hosts, never import them; they meet the HTTP layer in the port types (worker-api/src/ports).",
       from: { path: "^worker-api/src/(auth|coordinator|events-buffer|sweeps)/", pathNot: TEST_CODE },
+      to: { path: ["^worker-api/src/app/", "^worker-api/src/node/", "^worker-api/src/cloudflare/"] },
+    },
+    {
+      name: "ports-are-types",
+      severity: "error",
+      comment:
+        "worker-api/src/ports holds the types its parts meet in (logger, auth, work coordinator, event sink): they name core and the store port's vocabulary only.",
+      from: { path: "^worker-api/src/ports/" },
       to: {
-        path: ["^worker-api/src/app/", "^worker-api/src/node/", "^worker-api/src/workers/"],
-        pathNot: "^worker-api/src/app/deps\\.ts$",
+        path: "^worker-api/src/",
+        pathNot: ["^worker-api/src/ports/", "^worker-api/src/store/store\\.ts$"],
       },
     },
     {
       name: "hosts-are-outermost",
       severity: "error",
       comment:
-        "The Node host (node/) and the Workers runtime (workers/) compose the parts; within worker-api only the package index imports them.",
+        "The Node host (node/) and the Cloudflare Workers runtime (cloudflare/) compose the parts; within worker-api only the package index imports them.",
       from: {
         path: "^worker-api/src/",
-        pathNot: ["^worker-api/src/(node|workers)/", "^worker-api/src/index\\.ts$"],
+        pathNot: ["^worker-api/src/(node|cloudflare)/", "^worker-api/src/index\\.ts$"],
       },
-      to: { path: "^worker-api/src/(node|workers)/" },
+      to: { path: "^worker-api/src/(node|cloudflare)/" },
     },
     {
       name: "no-cli-imports",

@@ -23,7 +23,7 @@ export default defineConfig({
         extends: true,
         plugins: [
           cloudflareTest(({ inject }) => ({
-            main: "./worker-api/src/workers/entry-workers.ts",
+            main: "./worker-api/src/cloudflare/entry-workers.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {

@@ -1,5 +1,6 @@
 import {
   ConfigurationError,
+  EXIT,
   InvalidInput,
   PlanInvalid,
   PlanNotFound,
@@ -7,13 +8,6 @@ import {
   StoreUnavailable,
   WhillyError,
 } from "@whilly/core";
-
-/**
- * whilly's exit codes (documented in docs/cli.md). The seed's where it defines them (spec section 1.15:
- * 2 for a missing plan or configuration), otherwise 0 ok, 1 the operation failed, 2 usage or
- * configuration, 130 interrupted.
- */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** A command-line mistake: unknown command or flag, missing argument, bad option value. */
 export class UsageError extends WhillyError {

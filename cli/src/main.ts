@@ -1,4 +1,4 @@
-import { redactingWriter, secretValuesOf } from "@whilly/core";
+import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
 import { planCommand } from "./commands/plan/index.js";
@@ -7,7 +7,7 @@ import { serverCommand } from "./commands/server.js";
 import { tokenCommand } from "./commands/token/index.js";
 import { workerCommand } from "./commands/worker/index.js";
 import { CliContext } from "./context.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { UsageError } from "./exit-codes.js";
 import { type Io, printError, terminalSafe } from "./io.js";
 import { reportError } from "./report-error.js";
 import { describeSystemError } from "./system-error.js";
@@ -54,7 +54,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
   for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand, tokenCommand])
     register(parser, ctx);
   try {
-    // A bare `whilly` shows the help, as the seed did, rather than a usage error.
+    // A bare `whilly` shows the help, as whilly 4.x did, rather than a usage error.
     const args = argv.length === 0 ? ["--help"] : [...argv];
     await parser.parseAsync(args, {}, (_err, _args, output) => {
       if (output) helpText = output;

@@ -34,7 +34,7 @@ describe("CLI settings", () => {
     );
   });
 
-  it("accepts the seed's +asyncpg URLs and strips the suffix", () => {
+  it("accepts whilly 4.x's +asyncpg URLs and strips the suffix", () => {
     const s = parseCliSettings({ WHILLY_DATABASE_URL: "postgresql+asyncpg://u@h:5432/db" });
     expect(s.databaseUrl).toBe("postgresql://u@h:5432/db");
   });

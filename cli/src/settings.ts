@@ -1,5 +1,13 @@
-import { readDuration, type SettingsProblem, secretValuesOf, settingsError } from "@whilly/core";
-import { MAX_LEASE_MS } from "@whilly/worker-api";
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  MAX_LEASE_MS,
+  readDuration,
+  type SettingsProblem,
+  secretValuesOf,
+  settingsError,
+} from "@whilly/core";
 import { z } from "zod";
 
 const databaseUrl = z
@@ -7,7 +15,7 @@ const databaseUrl = z
   .optional()
   .transform((raw, ctx) => {
     if (raw === undefined || raw.trim() === "") return undefined;
-    // The seed accepted SQLAlchemy-style '+asyncpg' schemes; keep those URLs working.
+    // whilly 4.x accepted SQLAlchemy-style '+asyncpg' schemes; keep those URLs working.
     const url = raw.trim().replace(/^(postgres(?:ql)?)\+asyncpg:/, "$1:");
     if (!/^postgres(ql)?:\/\//.test(url)) {
       ctx.addIssue({
@@ -56,12 +64,6 @@ export type CliSettings = {
 };
 
 /**
- * Default period of the "still running" line, ms. 30 s: someone watching learns within half a minute
- * that a task is alive, and a 30-minute task (the default `--task-timeout`) adds 60 lines to a log.
- */
-export const DEFAULT_PROGRESS_INTERVAL_MS = 30_000;
-
-/**
  * Validates the environment: `WHILLY_DATABASE_URL`, `WHILLY_WORKER_ID` (1 to 256 characters),
  * `WHILLY_VISIBILITY_TIMEOUT` (seconds, 0.001 up to the store's longest lease, a day) and
  * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease) and `WHILLY_PROGRESS_INTERVAL` (seconds
@@ -82,13 +84,13 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   }
   const seconds = (name: string, fallbackMs: number, maxMs?: number) =>
     readDuration(env, name, { fallbackMs, unitMs: 1000, maxMs }, problems);
-  const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", 900_000, MAX_LEASE_MS);
-  const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", 30_000);
+  const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, MAX_LEASE_MS);
+  const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
     problems.push({
       message: `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
-      hint: "lower WHILLY_HEARTBEAT_INTERVAL (default 30) or raise WHILLY_VISIBILITY_TIMEOUT (default 900)",
+      hint: `lower WHILLY_HEARTBEAT_INTERVAL (default ${DEFAULT_HEARTBEAT_INTERVAL_MS / 1000}) or raise WHILLY_VISIBILITY_TIMEOUT (default ${DEFAULT_LEASE_MS / 1000})`,
     });
   }
   const error = settingsError(problems);

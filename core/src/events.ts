@@ -1,5 +1,5 @@
 /**
- * Audit event names, kept from the seed (spec section 6.1) because dashboards and scripts match on them.
+ * Audit event names, kept from whilly 4.x because dashboards and scripts match on them.
  * Transition events are upper case and are written in the transition's own transaction.
  */
 export const EVENT_TYPES = {
@@ -16,7 +16,7 @@ export const EVENT_TYPES = {
   planApplied: "plan.applied",
   planBudgetExceeded: "plan.budget_exceeded",
   /**
-   * Not in the seed, which had no way to change a budget: `whilly plan budget` changed it.
+   * Not in whilly 4.x, which had no way to change a budget: `whilly plan budget` changed it.
    * `{plan_id, budget_usd_before, budget_usd}`, decimal strings or `null` for unlimited.
    */
   planBudgetChanged: "plan.budget_changed",

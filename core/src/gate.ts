@@ -1,6 +1,6 @@
 import type { TaskSpec } from "./model.js";
 
-/** A description shorter than this, after trimming, is too thin to act on (spec section 8). */
+/** A description shorter than this, after trimming, is too thin to act on (docs/cli.md#plans). */
 export const MIN_DESCRIPTION_LENGTH = 20;
 
 /** What the decision gate checks, in the fixed order it reports them. */
@@ -11,7 +11,7 @@ export type GateCheck = (typeof GATE_CHECKS)[number];
 
 /**
  * The gate's answer. `ALLOW` has no labels and no reason. `REJECT` lists, in {@link GATE_CHECKS} order,
- * the fields that are absent or empty (`missing`, the seed's contract: its warning line and the
+ * the fields that are absent or empty (`missing`, whilly 4.x's contract: its warning line and the
  * `task.skipped` detail carry it) and those present but under their minimum (`tooShort`: a description
  * with text but fewer than {@link MIN_DESCRIPTION_LENGTH} characters), and a reason such as
  * `decision gate refused: description too short (5 characters, at least 20); missing test_steps`.
@@ -31,7 +31,7 @@ export type GateVerdict =
     };
 
 /**
- * The decision gate (spec section 8): is the task specified well enough to hand to an agent? A task
+ * The decision gate (docs/cli.md#plans): is the task specified well enough to hand to an agent? A task
  * needs a description of at least {@link MIN_DESCRIPTION_LENGTH} characters (code points, after
  * trimming), at least one acceptance criterion and at least one test step. Every check runs, so the
  * verdict names everything wrong at once. Pure.

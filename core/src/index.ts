@@ -1,10 +1,13 @@
 export * from "./agent-result/index.js";
 export * from "./control-url.js";
 export * from "./dag/index.js";
+export * from "./defaults.js";
 export * from "./duration.js";
 export * from "./errors.js";
 export * from "./events.js";
+export * from "./exit-codes.js";
 export * from "./gate.js";
+export * from "./lease.js";
 export * from "./model.js";
 export * from "./money.js";
 export { USD_CASES } from "./money-cases.js";

@@ -6,7 +6,7 @@ import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
 /**
  * Worker protocol v1: the request and response bodies of the task routes, shared by the control plane
  * (which validates requests) and the worker (which validates responses). Field names are snake_case as
- * on the wire (spec section 5.3). `plan_id` is whilly's addition: task ids are unique per plan only.
+ * on the wire (docs/protocol.md). `plan_id` is whilly's addition: task ids are unique per plan only.
  */
 
 const id = z.string().min(1).max(256);
@@ -61,7 +61,7 @@ const fence = { worker_id: id, plan_id: id.optional(), version: z.number().int()
 export const COST_USD_RANGE = `0 to ${formatUsd(MAX_MICRO_USD)}`;
 
 /**
- * Cost in USD as a JSON number or decimal string (spec section 5.3), from {@link COST_USD_RANGE},
+ * Cost in USD as a JSON number or decimal string (docs/protocol.md), from {@link COST_USD_RANGE},
  * rounded half up to six decimals; converted to micro-dollars with `parseUsd`.
  */
 const cost = z

@@ -31,7 +31,7 @@ export const planListResponseSchema = z.object({ plans: z.array(planSummaryPaylo
 export type PlanListResponse = z.infer<typeof planListResponseSchema>;
 
 /**
- * `GET /api/v1/plans/{id}` 200 body: the summary plus the seed's `github_issue_ref` and `prd_file`
+ * `GET /api/v1/plans/{id}` 200 body: the summary plus whilly 4.x's `github_issue_ref` and `prd_file`
  * (always `null` until plans record them) and the agent instructions of the plan file.
  */
 export const planDetailResponseSchema = planSummaryPayloadSchema.extend({

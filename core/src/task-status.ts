@@ -1,5 +1,5 @@
 /**
- * The six task states, in the order the seed's enum lists them (spec section 1, domain model).
+ * The six task states, in the order whilly 4.x lists them (docs/architecture.md#the-queues-rules).
  * `DONE`, `FAILED` and `SKIPPED` are terminal.
  */
 export const TASK_STATUSES = ["PENDING", "CLAIMED", "IN_PROGRESS", "DONE", "FAILED", "SKIPPED"] as const;

@@ -4,7 +4,7 @@ import { isTerminal, TASK_STATUSES, type TaskStatus } from "./task-status.js";
 import { allowedFrom, canTransition, nextStatus, TRANSITION_TABLE, TRANSITIONS } from "./transitions.js";
 
 describe("transition table", () => {
-  it("has the seed's eleven edges plus RESET from every status", () => {
+  it("has whilly 4.x's eleven edges plus RESET from every status", () => {
     const legal = TRANSITIONS.flatMap((transition) =>
       TASK_STATUSES.filter((status) => canTransition(status, transition)).map(
         (status) => `${transition}:${status}`,

@@ -1,6 +1,6 @@
 import type { TaskStatus } from "./task-status.js";
 
-/** The transitions a task can take (spec section 4.1). `RESET` is the out-of-band plan reset. */
+/** The transitions a task can take (docs/architecture.md#the-queues-rules). `RESET` is the out-of-band plan reset. */
 export const TRANSITIONS = ["CLAIM", "START", "COMPLETE", "FAIL", "SKIP", "RELEASE", "RESET"] as const;
 
 /** One of {@link TRANSITIONS}. */
@@ -12,7 +12,7 @@ type Edge = { readonly from: readonly TaskStatus[]; readonly to: TaskStatus };
  * The transition table: the single source of truth for which status a transition may leave and where
  * it lands. The store derives its SQL status filters from it through {@link allowedFrom}.
  *
- * Source: the seed's eleven legal edges (spec section 4.1), plus `RESET`, which moves any status back to
+ * Source: whilly 4.x's eleven legal edges, plus `RESET`, which moves any status back to
  * `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan.
  */
 export const TRANSITION_TABLE: Readonly<Record<Transition, Edge>> = {

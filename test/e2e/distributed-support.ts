@@ -99,7 +99,7 @@ export function scratchDir(prefix: string): string {
   return dir;
 }
 
-/** Writes a plan file (spec section 2) into a scratch directory and returns its path. */
+/** Writes a plan file (docs/plan-format.md) into a scratch directory and returns its path. */
 export function writePlan(plan: { plan_id: string; project: string; tasks: object[] }): string {
   const dir = scratchDir("whilly-plan-");
   const file = join(dir, `${plan.plan_id}.tasks.json`);

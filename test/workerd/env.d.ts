@@ -1,4 +1,4 @@
-import type { DurableBindings } from "../../worker-api/src/workers/durable.js";
+import type { DurableBindings } from "../../worker-api/src/cloudflare/durable.js";
 
 // The Worker under test, as `cloudflare:workers` exposes it to the tests: its bindings (`env`) and
 // its main module's exports (`exports.default`, the Durable Object classes).
@@ -11,7 +11,7 @@ declare global {
       readonly WHILLY_ADMIN_TOKEN: string;
     }
     interface GlobalProps {
-      mainModule: typeof import("../../worker-api/src/workers/entry-workers.js");
+      mainModule: typeof import("../../worker-api/src/cloudflare/entry-workers.js");
       durableNamespaces: "Coordinator" | "EventBuffer";
     }
   }

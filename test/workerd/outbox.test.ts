@@ -1,7 +1,7 @@
 import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { Outbox } from "../../worker-api/src/workers/outbox.js";
+import { Outbox } from "../../worker-api/src/cloudflare/outbox.js";
 
 const quiet = () => {};
 

@@ -1,8 +1,8 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker-api/src/workers/entry-workers.js";
-import { parseWorkersSettings } from "../../worker-api/src/workers/settings.js";
+import worker from "../../worker-api/src/cloudflare/entry-workers.js";
+import { parseWorkersSettings } from "../../worker-api/src/cloudflare/settings.js";
 
 const minimal = {
   WHILLY_DATABASE_URL: "postgresql://app:secret@ep-example.neon.tech/whilly?sslmode=require",

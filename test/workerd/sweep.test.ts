@@ -1,7 +1,7 @@
 import { createScheduledController, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import worker from "../../worker-api/src/workers/entry-workers.js";
+import worker from "../../worker-api/src/cloudflare/entry-workers.js";
 import { call, flushEventBuffers, importChainPlan, register, withStore } from "./support.js";
 
 /** Runs the Worker's Cron Trigger handler once, as the scheduler would. */

@@ -1,4 +1,6 @@
 import {
+  DEFAULT_LEASE_MS,
+  MAX_LEASE_MS,
   readDuration,
   type SettingsProblem,
   type StringEnv,
@@ -8,7 +10,6 @@ import {
 import type { AppSettings } from "./app/deps.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
-import { MAX_LEASE_MS } from "./store/tasks/claim.js";
 
 /** A long poll never parks longer than this (ms): the protocol's ceiling, under common proxy timeouts. */
 export const MAX_CLAIM_WAIT_MS = 30_000;
@@ -69,7 +70,7 @@ export type { StringEnv };
  *
  * Seconds may be fractional, so tests can use short leases. Every duration is read by
  * {@link readDuration}: at least 1 ms and at most what a timer holds (about 24.8 days) unless said
- * otherwise; the lease's ceiling is the store's own ({@link MAX_LEASE_MS}), so a lease the store would
+ * otherwise; the lease's ceiling is the one the store enforces ({@link MAX_LEASE_MS}), so a lease the store would
  * refuse at the first claim is refused at startup instead.
  */
 export function readControlPlaneSettings(env: StringEnv, problems: SettingsProblem[]): ControlPlaneSettings {
@@ -119,7 +120,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
   }
   return {
     app: {
-      leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", 900_000, 1000, MAX_LEASE_MS),
+      leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, 1000, MAX_LEASE_MS),
       claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
       claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
     },

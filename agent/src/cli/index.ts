@@ -2,7 +2,7 @@ export { parseWorkerArgs, type WorkerFlags } from "./args.js";
 export type { WorkerIo, WorkerOut } from "./io.js";
 export { MIN_IDLE_POLL_MS, type WorkerMainOptions, workerMain } from "./main.js";
 export { parseRegisterSettings, type RegisterSettings, registerMain } from "./register.js";
-export { reportUncaughtWorkerError, reportWorkerError, WORKER_EXIT } from "./report.js";
+export { reportUncaughtWorkerError, reportWorkerError } from "./report.js";
 export { parseWorkerSettings, type WorkerSettings } from "./settings.js";
 export {
   createHttpTransport,

@@ -1,3 +1,4 @@
+import { EXIT } from "@whilly/core";
 import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { checkAgentBin } from "../runner/agent-bin.js";
@@ -11,7 +12,7 @@ import { WORKER_HELP } from "./help.js";
 import { idleWatch } from "./idle.js";
 import { terminalSafeIo, type WorkerIo } from "./io.js";
 import { registerMain } from "./register.js";
-import { progressReporter, reportWorkerError, statsLine, WORKER_EXIT } from "./report.js";
+import { progressReporter, reportWorkerError, statsLine } from "./report.js";
 import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
 import { createHttpTransport, type HttpTransport } from "./transport.js";
 import { workerVersion } from "./version.js";
@@ -53,11 +54,11 @@ export async function workerMain(
     const flags = parseWorkerArgs(argv);
     if (flags.help) {
       io.out.write(WORKER_HELP);
-      return WORKER_EXIT.ok;
+      return EXIT.ok;
     }
     if (flags.version) {
       io.out.write(`whilly-worker ${workerVersion()}\n`);
-      return WORKER_EXIT.ok;
+      return EXIT.ok;
     }
     settings = parseWorkerSettings(flags, io.env, io.cwd);
     for (const warning of settings.warnings) io.err.write(`whilly-worker: warning: ${warning}\n`);
@@ -94,7 +95,7 @@ export async function workerMain(
     readCounts: () => readCounts(settings, transport, stop.signal),
     io,
   });
-  let code: number = WORKER_EXIT.ok;
+  let code: number = EXIT.ok;
   const orphans = endOrphanedAttempts(settings.stateDir);
   if (orphans.ended > 0) {
     io.err.write(
@@ -103,8 +104,8 @@ export async function workerMain(
   }
   try {
     const plan = await ensurePlan(settings, transport, stop.signal, io, progress.onEvent);
-    if (plan === "stopped") return WORKER_EXIT.interrupted;
-    if (idle.nothingToDo(plan.found ? plan.counts : undefined)) return WORKER_EXIT.ok;
+    if (plan === "stopped") return EXIT.interrupted;
+    if (idle.nothingToDo(plan.found ? plan.counts : undefined)) return EXIT.ok;
     await runWorkerLoop({
       client: timed.client,
       planId: settings.planId,
@@ -126,7 +127,7 @@ export async function workerMain(
       },
       retryBudgetMs: settings.retryBudgetMs,
     });
-    if (stop.signal.aborted) code = WORKER_EXIT.interrupted;
+    if (stop.signal.aborted) code = EXIT.interrupted;
   } catch (error) {
     code = reportWorkerError(io, error, UNREACHABLE_HINT);
   } finally {

@@ -1,11 +1,11 @@
 import { hostname as machineName } from "node:os";
 import { parseArgs } from "node:util";
-import { ConfigurationError, InvalidInput } from "@whilly/core";
+import { ConfigurationError, EXIT, InvalidInput } from "@whilly/core";
 import { registerWorker } from "../client/register.js";
 import { joinNegativeValues } from "./args.js";
 import { REGISTER_HELP } from "./help.js";
 import type { WorkerIo } from "./io.js";
-import { reportWorkerError, WORKER_EXIT } from "./report.js";
+import { reportWorkerError } from "./report.js";
 import { parseControlUrl, requiredSetting } from "./settings.js";
 import { createHttpTransport, type HttpTransport } from "./transport.js";
 
@@ -86,7 +86,7 @@ export async function registerMain(
   }
   if (settings === "help") {
     io.out.write(REGISTER_HELP);
-    return WORKER_EXIT.ok;
+    return EXIT.ok;
   }
   const transport = makeTransport();
   try {
@@ -101,9 +101,9 @@ export async function registerMain(
     if (!settings.json) {
       io.err.write(`whilly-worker: registered worker '${worker_id}' (host ${settings.hostname})\n`);
     }
-    return WORKER_EXIT.ok;
+    return EXIT.ok;
   } catch (error) {
-    return io.interrupt?.aborted ? WORKER_EXIT.interrupted : reportWorkerError(io, error);
+    return io.interrupt?.aborted ? EXIT.interrupted : reportWorkerError(io, error);
   } finally {
     await transport.close().catch(() => {});
   }

@@ -2,6 +2,7 @@ import {
   describeSystemError,
   describeUnexpected,
   displayUsd,
+  EXIT,
   Forbidden,
   InvalidInput,
   TransportError,
@@ -10,9 +11,6 @@ import {
 } from "@whilly/core";
 import type { ProgressEvent } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
-
-/** whilly-worker's exit codes (docs/worker.md). */
-export const WORKER_EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** What the worker did, counted from the loop's progress events (so it is known even after an error). */
 export type WorkerTally = {
@@ -108,7 +106,7 @@ function describeEvent(event: ProgressEvent): string {
   }
 }
 
-/** The closing stats line (the seed's format, plus `lost`). */
+/** The closing stats line (whilly 4.x's format, plus `lost`). */
 export function statsLine(workerId: string, t: WorkerTally): string {
   return (
     `whilly-worker: worker '${workerId}' finished — iterations=${t.iterations} completed=${t.completed} ` +
@@ -137,7 +135,7 @@ export function reportWorkerError(
         ? "hint: the token is wrong or was revoked; register again (whilly-worker register) and pass the new token\n"
         : "hint: a per-worker token acts only for its own worker id; drop --worker-id or use that worker's token\n",
     );
-    return WORKER_EXIT.usage;
+    return EXIT.usage;
   }
   if (error instanceof WhillyError) {
     io.err.write(`error: ${error.message}\n`);
@@ -145,7 +143,7 @@ export function reportWorkerError(
     if (hint) io.err.write(`hint: ${hint}\n`);
     // A bad command line is usage; an InvalidInput from the control plane (422) is a failed request.
     const usage = error.code === "configuration" || (error instanceof InvalidInput && error.field === "argv");
-    return usage ? WORKER_EXIT.usage : WORKER_EXIT.failed;
+    return usage ? EXIT.usage : EXIT.failed;
   }
   const system = describeSystemError(error);
   if (system) {
@@ -153,7 +151,7 @@ export function reportWorkerError(
     return system.exitCode;
   }
   io.err.write(`error: unexpected failure (a bug in whilly-worker): ${describeUnexpected(error)}\n`);
-  return WORKER_EXIT.failed;
+  return EXIT.failed;
 }
 
 /**

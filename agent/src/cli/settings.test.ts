@@ -45,7 +45,7 @@ describe("parseWorkerSettings", () => {
     expect(problem(["--connect", " "]).hint).toContain("WHILLY_CONTROL_URL");
   });
 
-  it("takes the worker id from the token's sub claim, and the defaults of spec section 1.9", () => {
+  it("takes the worker id from the token's sub claim, and the defaults docs/worker.md gives", () => {
     const s = parse(required);
     expect(s).toMatchObject({
       controlUrl: "http://cp:8000",

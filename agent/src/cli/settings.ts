@@ -1,5 +1,12 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { ConfigurationError, checkControlUrl, secretValuesOf } from "@whilly/core";
+import {
+  ConfigurationError,
+  checkControlUrl,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  DEFAULT_TASK_TIMEOUT,
+  secretValuesOf,
+} from "@whilly/core";
 import { z } from "zod";
 import {
   type ClaudeSettings,
@@ -28,7 +35,7 @@ export type WorkerSettings = {
   readonly heartbeatIntervalMs: number;
   /**
    * How often the worker logs that its agent is still running, and that it is still waiting for a
-   * ready task (ms). From `WHILLY_PROGRESS_INTERVAL` (s), default {@link DEFAULT_PROGRESS_INTERVAL_S}.
+   * ready task (ms). From `WHILLY_PROGRESS_INTERVAL` (s), default {@link DEFAULT_PROGRESS_INTERVAL_MS}.
    */
   readonly progressIntervalMs: number;
   /** Stop after this many claim requests; `undefined` is unbounded. */
@@ -59,22 +66,11 @@ export type WorkerSettings = {
   readonly secrets: readonly string[];
 };
 
-/** Default per-task limit on the agent (as `whilly run`). */
-export const DEFAULT_TASK_TIMEOUT = "30m";
 /**
  * Default retry budget of a worker told when to stop (`--once`, `--max-iterations`): a run that is meant
  * to end must not hang on a control plane that is gone. Other workers retry for ever unless given one.
  */
 export const DEFAULT_BOUNDED_RETRY_BUDGET = "60s";
-
-/** Default heartbeat period, seconds (spec section 1.9). */
-export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
-
-/**
- * Default period of the worker's "still running" and "waiting" lines, seconds (as `whilly run`'s): a
- * log shows within half a minute that the worker is alive, and a 30-minute task adds 60 lines.
- */
-export const DEFAULT_PROGRESS_INTERVAL_S = 30;
 
 /** Variables that hold the worker's credentials; the agent never sees them. */
 const WORKER_SECRETS = ["WHILLY_WORKER_TOKEN", "WHILLY_WORKER_BOOTSTRAP_TOKEN"] as const;
@@ -103,7 +99,7 @@ const schema = z.object({
 
 /**
  * Validates the command line and environment of `whilly-worker`. Flags win over environment variables.
- * Required values are checked in the order connect, token, plan (spec section 1.9). The worker id is
+ * Required values are checked in the order connect, token, plan (docs/worker.md). The worker id is
  * `--worker-id`, else `WHILLY_WORKER_ID`, else the `sub` claim of a per-worker JWT bearer; when both an
  * explicit id and a claim exist they must agree, since the control plane would refuse every request.
  * @param env the process environment; the one place the worker reads it.
@@ -243,12 +239,12 @@ function resolveWorkerId(
 }
 
 function heartbeatMs(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_S * 1000;
+  if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_MS;
   return durationSetting(value, "--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL)", { unitMs: 1000 });
 }
 
 function progressMs(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_PROGRESS_INTERVAL_S * 1000;
+  if (value === undefined) return DEFAULT_PROGRESS_INTERVAL_MS;
   return durationSetting(value, "WHILLY_PROGRESS_INTERVAL", { unitMs: 1000 });
 }
 

@@ -2,7 +2,7 @@ import { secretValuesOf } from "@whilly/core";
 import type { ClaudeSettings } from "./settings.js";
 
 /**
- * The command line for one attempt (spec section 7.2): `[bin, <permission flags>, --output-format, json,
+ * The command line for one attempt (docs/agent.md#the-command-line): `[bin, <permission flags>, --output-format, json,
  * --model, <model>, [--max-turns, N], -p, --, <prompt>]`. The prompt is one argument, never passed through a
  * shell; `--` keeps a prompt that starts with `-` from being read as an option. Linux limits one argument
  * to 128 KiB, so a longer prompt fails to start (`spawn_failed`, E2BIG).

@@ -27,7 +27,7 @@ export type ClaudeAttemptOptions = {
 };
 
 /**
- * Binds Claude Code to the worker loop: each call builds the task's prompt (spec section 7.1; a claim
+ * Binds Claude Code to the worker loop: each call builds the task's prompt (docs/agent.md; a claim
  * without plan context gets a plan named by its id), runs the CLI once with {@link runClaude}, and reports
  * the classified outcome. Never throws for the agent's failures.
  */

@@ -30,7 +30,7 @@ export const ROOT_ALLOWED_TOOLS: readonly string[] = [
 
 /**
  * How the agent gets permission to use tools without a person to ask:
- * - `skip`: `--dangerously-skip-permissions` (the seed's default);
+ * - `skip`: `--dangerously-skip-permissions` (whilly 4.x's default);
  * - `allowlist`: `--allowedTools <tools>`, used as root unless `IS_SANDBOX=1`, because Claude Code refuses
  *   the skip flag for root and whilly will not claim a sandbox on the user's behalf;
  * - `accept-edits`: `--permission-mode acceptEdits` (`WHILLY_CLAUDE_SAFE`): file edits only, other Bash

@@ -1,14 +1,11 @@
 import { checkAgentBin, createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
-import { parseDuration } from "@whilly/core";
+import { DEFAULT_TASK_TIMEOUT, parseDuration } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
-
-/** Default per-task timeout: 30 minutes. */
-const DEFAULT_TASK_TIMEOUT = "30m";
 
 /** `whilly run <file | --plan ID>`: run every ready task of a plan with Claude Code, one at a time. */
 export function runCommand(y: Argv, ctx: CliContext): Argv {

@@ -1,7 +1,7 @@
 import type { TaskStatus } from "@whilly/core";
 import type { Style } from "../io.js";
 
-/** The badge colour of each status (the seed's palette, spec section 1.6). */
+/** The badge colour of each status (whilly 4.x's palette). */
 export const STATUS_STYLE: Readonly<Record<TaskStatus, Style>> = {
   PENDING: "gray",
   CLAIMED: "cyan",

@@ -7,10 +7,17 @@ import {
   sleep,
   type WorkerStats,
 } from "@whilly/agent";
-import { PlanNotFound, type PlanRecord, type PlanSpec, redactingWriter, type TaskStore } from "@whilly/core";
+import {
+  EXIT,
+  PlanNotFound,
+  type PlanRecord,
+  type PlanSpec,
+  redactingWriter,
+  type TaskStore,
+} from "@whilly/core";
 import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
-import { EXIT, UsageError } from "../exit-codes.js";
+import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
 import { printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";

@@ -24,7 +24,7 @@ export type PlanGraphInput = {
 const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
 
 /**
- * Draws a plan for `plan show` (spec section 1.6): a `Cycle detected: …` line per cycle, if any; the
+ * Draws a plan for `plan show`: a `Cycle detected: …` line per cycle, if any; the
  * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
  * topological depth then id, with `    └─ depends on: a, b` for in-plan dependencies and
  * `    ⚠ blocked by FAILED T-1` for blocked tasks; and `Summary: N tasks · PENDING=a · DONE=b`

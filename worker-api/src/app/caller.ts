@@ -8,9 +8,10 @@ import {
 } from "@whilly/core";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
+import type { Caller } from "../ports/index.js";
 import { BearerNotStored, type PresentedBearer, type Store } from "../store/store.js";
 import { readBody } from "./body.js";
-import type { AppDeps, Caller } from "./deps.js";
+import type { AppDeps } from "./deps.js";
 
 /**
  * Middleware of every worker route, ahead of its handler: refuses a credential that cannot be valid

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inProcessAuth } from "../auth/in-process.js";
+import type { Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openUnreachableStore } from "../store/testing/unreachable.js";
 import { createApp } from "./app.js";
-import { inProcessAuth, type Logger } from "./deps.js";
 
 // A closed port refuses at once; the driver's message then names the host, port, user and database.
 const URL = "postgres://whilly_user:hunter2secret@127.0.0.1:1/whilly_db";

@@ -13,7 +13,7 @@ import {
 } from "@whilly/core";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Logger } from "./deps.js";
+import type { Logger } from "../ports/index.js";
 
 /**
  * The `detail` of every 503. A store error's own message comes from the database driver and can name

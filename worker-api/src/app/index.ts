@@ -1,4 +1,3 @@
 export { type App, createApp } from "./app.js";
-export type { AppDeps, AppSettings, AuthPort, Caller, EventSink, Logger, WorkCoordinator } from "./deps.js";
-export { inProcessAuth } from "./deps.js";
+export type { AppDeps, AppSettings } from "./deps.js";
 export { toPlanSummaryPayload } from "./read-payload.js";

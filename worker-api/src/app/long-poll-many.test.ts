@@ -1,9 +1,10 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { inProcessAuth } from "../auth/in-process.js";
 import { PlanWaiters } from "../coordinator/plan-waiters.js";
+import type { WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { createApp } from "./app.js";
-import { inProcessAuth, type WorkCoordinator } from "./deps.js";
 
 const PARKED = 30;
 

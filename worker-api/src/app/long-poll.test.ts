@@ -1,13 +1,15 @@
 import { getEventListeners } from "node:events";
 import type { TaskRecord } from "@whilly/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { inProcessAuth } from "../auth/in-process.js";
 import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
 import { PlanWaiters } from "../coordinator/plan-waiters.js";
+import type { WorkCoordinator } from "../ports/index.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
 import type { Store } from "../store/store.js";
 import { createApp } from "./app.js";
-import { type AppDeps, inProcessAuth, type WorkCoordinator } from "./deps.js";
+import type { AppDeps } from "./deps.js";
 
 /** The wait bound of these tests: a claim answered well inside it was woken, not timed out. */
 const BOUND_MS = 10_000;

@@ -7,11 +7,13 @@ import {
   planTasksResponseSchema,
 } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { inProcessAuth } from "../auth/in-process.js";
+import type { Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { openUnreachableStore } from "../store/testing/unreachable.js";
 import { createApp } from "./app.js";
-import { type AppDeps, inProcessAuth, type Logger } from "./deps.js";
+import type { AppDeps } from "./deps.js";
 import { OPERATIONS } from "./openapi/operations.js";
 
 /** A plan id with a space, non-ASCII text and a slash: every path must percent-encode it. */
@@ -134,7 +136,7 @@ describe("the read API", () => {
     });
   });
 
-  it("shows one plan by its percent-encoded id, with the seed's fields", async () => {
+  it("shows one plan by its percent-encoded id, with whilly 4.x's fields", async () => {
     await finishA();
     const reply = await get(PLAN_PATH);
     expect(reply.status).toBe(200);

@@ -22,11 +22,11 @@ export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
   };
 }
 
-/** `GET /api/v1/plans/{id}`: the summary plus the seed's plan fields and the agent instructions. */
+/** `GET /api/v1/plans/{id}`: the summary plus whilly 4.x's plan fields and the agent instructions. */
 export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
   return {
     ...toPlanSummaryPayload(plan),
-    // The seed's columns for forge intake and the PRD wizard; no whilly command records them yet.
+    // whilly 4.x's columns for forge intake and the PRD wizard; no whilly command records them yet.
     github_issue_ref: null,
     prd_file: null,
     agent_instructions: instructionsPayload(plan.agentInstructions),

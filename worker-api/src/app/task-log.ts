@@ -1,5 +1,5 @@
 import { formatUsd, type MicroUsd, type TaskRecord } from "@whilly/core";
-import type { Logger } from "./deps.js";
+import type { Logger } from "../ports/index.js";
 
 /** The task transitions the control plane logs, one line each. */
 export type TaskLogEvent = "task.claimed" | "task.completed" | "task.failed" | "task.released";

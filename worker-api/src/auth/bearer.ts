@@ -9,7 +9,7 @@ const HINTS: Record<Credential, string> = {
 };
 
 /**
- * The token of an `Authorization: Bearer <token>` header (spec section 5.2): the scheme is matched
+ * The token of an `Authorization: Bearer <token>` header (docs/protocol.md#authentication): the scheme is matched
  * case-insensitively, the token is case-sensitive and trimmed.
  * @param credential which secret the route wants; it decides the 401's `error_code` and hint.
  * @throws {Unauthorized} `missing bearer token`, `invalid authorization scheme` or `empty bearer token`.

@@ -1,4 +1,5 @@
 export { readBearer } from "./bearer.js";
+export { inProcessAuth } from "./in-process.js";
 export { LEGACY_TOKEN_WARNING } from "./legacy-warning.js";
 export { mintReadToken, READ_TOKEN_PREFIX } from "./read-token.js";
 export { constantTimeEqual, randomUrlSafe, sameSecret, sha256Hex } from "./secrets.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../app/deps.js";
+import type { Logger } from "../ports/index.js";
 
 /** The line logged the first time the deprecated shared token is used. */
 export const LEGACY_TOKEN_WARNING =

@@ -1,7 +1,8 @@
 import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../app/app.js";
-import type { AppDeps, Logger } from "../app/deps.js";
+import type { AppDeps } from "../app/deps.js";
+import type { Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { createTokenAuth } from "./token-auth.js";

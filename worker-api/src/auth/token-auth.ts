@@ -1,5 +1,5 @@
 import { ConfigurationError, Unauthorized } from "@whilly/core";
-import type { AuthPort, Caller, Logger } from "../app/deps.js";
+import type { AuthPort, Caller, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { readBearer } from "./bearer.js";
 import { warnLegacyTokenOnce } from "./legacy-warning.js";
@@ -26,7 +26,7 @@ export type TokenAuthOptions = {
 };
 
 /**
- * Auth for a remote control plane (spec section 5.2, with its weak points fixed):
+ * Auth for a remote control plane (docs/protocol.md#authentication):
  *
  * - `POST /workers/register` takes the bootstrap token only (compared in constant time).
  * - Worker routes take a per-worker bearer: a JWT signed with the signing key whose `sub` is the

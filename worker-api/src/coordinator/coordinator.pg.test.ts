@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 import { createApp } from "../app/app.js";
-import { inProcessAuth } from "../app/deps.js";
+import { inProcessAuth } from "../auth/in-process.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openPostgresStore } from "../store/open/postgres.js";
 import type { Store } from "../store/store.js";

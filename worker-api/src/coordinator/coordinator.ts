@@ -1,4 +1,4 @@
-import type { Logger, WorkCoordinator } from "../app/deps.js";
+import type { Logger, WorkCoordinator } from "../ports/index.js";
 import type { ReadyListener } from "../store/ready/listener.js";
 import type { Store } from "../store/store.js";
 import { PlanWaiters } from "./plan-waiters.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Logger } from "../app/deps.js";
+import type { Logger } from "../ports/index.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
 import type { Store } from "../store/store.js";

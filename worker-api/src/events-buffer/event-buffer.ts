@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { errorSummary } from "@whilly/core";
-import type { EventSink, Logger } from "../app/deps.js";
+import type { EventSink, Logger } from "../ports/index.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { EventBatcher, flushRetryDelayMs } from "./batcher.js";
 

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
-import { inProcessAuth } from "../app/deps.js";
+import { inProcessAuth } from "../auth/in-process.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openPostgresStore } from "../store/open/postgres.js";
 import type { Store } from "../store/store.js";

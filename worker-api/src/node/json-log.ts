@@ -1,4 +1,4 @@
-import type { Logger } from "../app/deps.js";
+import type { Logger } from "../ports/index.js";
 
 /** Levels in increasing severity; a logger drops lines below its threshold. */
 const LEVELS = ["debug", "info", "warn", "error"] as const;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { inProcessAuth } from "../app/deps.js";
+import { inProcessAuth } from "../auth/in-process.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
 import type { Store } from "../store/store.js";

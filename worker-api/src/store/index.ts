@@ -10,6 +10,5 @@ export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock
 export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from "./ready/listener.js";
 export { READY_CHANNEL } from "./ready/signal-ready.js";
 export type { Store, StoreDriver } from "./store.js";
-export { MAX_LEASE_MS } from "./tasks/claim.js";
 export type { ReadTokenRecord } from "./workers/read-tokens.js";
 export { REVOKED_REASON, type RevokeResult } from "./workers/registration.js";

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 import { createApp } from "../app/app.js";
-import { inProcessAuth, type Logger } from "../app/deps.js";
+import { inProcessAuth } from "../auth/in-process.js";
 import { startCoordinator } from "../coordinator/coordinator.js";
 import { createEventBuffer } from "../events-buffer/event-buffer.js";
+import type { Logger } from "../ports/index.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
 import { openPostgresStore } from "../store/open/postgres.js";

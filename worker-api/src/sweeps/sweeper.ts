@@ -1,5 +1,5 @@
 import { errorSummary } from "@whilly/core";
-import type { EventSink, Logger, WorkCoordinator } from "../app/deps.js";
+import type { EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { offlineEvents, plansWithReleases, runSweep, type SweepResult } from "./run-sweep.js";
 

@@ -100,7 +100,7 @@ async function gatePlan(ctx: CliContext, plan: PlanSpec, strict: boolean) {
 }
 
 /**
- * ` too_short=[…]` after the seed's `missing=[…]` (kept as it was, since scripts parse the line), or
+ * ` too_short=[…]` after whilly 4.x's `missing=[…]` (kept as it was, since scripts parse the line), or
  * nothing when no field is too short.
  */
 function tooShortField(tooShort: readonly string[]): string {

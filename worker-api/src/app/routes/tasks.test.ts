@@ -1,8 +1,8 @@
 import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { inProcessAuth } from "../../auth/in-process.js";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
-import { inProcessAuth } from "../deps.js";
 import { routeHarness } from "../testing/route-harness.js";
 
 let fixture: StoreFixture;

@@ -1,6 +1,7 @@
+import { inProcessAuth } from "../../auth/in-process.js";
 import type { Store } from "../../store/store.js";
 import { createApp } from "../app.js";
-import { type AppDeps, inProcessAuth } from "../deps.js";
+import type { AppDeps } from "../deps.js";
 
 /**
  * A reply as route tests read it: the status and the parsed JSON body (`undefined` when empty), typed

@@ -6,7 +6,7 @@ import { toNumeric, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 
 /**
- * Creates an empty plan; an existing id is left untouched, budget included (spec section 1.2).
+ * Creates an empty plan; an existing id is left untouched, budget included.
  * No event is written: a plan's history starts with its tasks.
  * @param input.budgetMicroUsd `undefined` for unlimited; 0 blocks every claim.
  * @param input.reserveMicroUsd per-attempt reservation (docs/claim.md); `undefined` for the default.

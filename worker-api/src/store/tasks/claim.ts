@@ -1,7 +1,7 @@
 import {
   allowedFrom,
+  assertLeaseMs,
   EVENT_TYPES,
-  InvalidInput,
   PlanNotFound,
   type PlanRecord,
   type TaskRecord,
@@ -14,16 +14,6 @@ import { leaseUntil } from "../lease.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { toPlanRecord, toTaskRecord } from "../rows.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
-
-/** Longest lease a claim or heartbeat may ask for: one day, in milliseconds. */
-export const MAX_LEASE_MS = 86_400_000;
-
-/** @throws {InvalidInput} unless `leaseMs` is a whole number of milliseconds in `[1, MAX_LEASE_MS]`. */
-export function assertLeaseMs(leaseMs: number): void {
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_LEASE_MS) {
-    throw new InvalidInput("leaseMs", `lease must be 1 to ${MAX_LEASE_MS} ms; got ${leaseMs}`);
-  }
-}
 
 /** What a claim asks for; `bearer`, when given, must still be stored for `workerId` (see {@link PresentedBearer}). */
 export type ClaimInput = {

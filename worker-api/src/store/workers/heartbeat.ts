@@ -1,10 +1,9 @@
-import { type TaskRef, targetOf } from "@whilly/core";
+import { assertLeaseMs, type TaskRef, targetOf } from "@whilly/core";
 import { tasks, workers } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { LEASED, leaseUntil } from "../lease.js";
 import { rawRows, statusList } from "../raw-rows.js";
-import { assertLeaseMs } from "../tasks/claim.js";
 import { releaseUnseenCtes } from "../tasks/release-unseen.js";
 
 /**

@@ -1,5 +1,5 @@
 import { redactSecrets } from "@whilly/core";
-import type { Logger } from "../app/deps.js";
+import type { Logger } from "../ports/index.js";
 
 /**
  * The Worker's structured log: one JSON line per entry on the console, which Workers Logs and

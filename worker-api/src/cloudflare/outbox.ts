@@ -1,5 +1,5 @@
 import { errorSummary } from "@whilly/core";
-import type { EventSink, Logger, WorkCoordinator } from "../app/deps.js";
+import type { EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { bufferEvents, type DurableBindings, parkClaim, wakePlans } from "./durable.js";
 

@@ -1,0 +1,19 @@
+/**
+ * Defaults that more than one entry point applies (`whilly run`, `whilly server`, `whilly-worker`, the
+ * Workers runtime), kept here so they cannot drift apart. docs/cli.md and docs/worker.md list them.
+ */
+
+/** Lease of a claim, the visibility timeout (`WHILLY_VISIBILITY_TIMEOUT`): 15 minutes, in ms. */
+export const DEFAULT_LEASE_MS = 900_000;
+
+/** Heartbeat period (`WHILLY_HEARTBEAT_INTERVAL`): 30 s, in ms; well inside the default lease. */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
+
+/**
+ * Period of the "still running" and "waiting" lines (`WHILLY_PROGRESS_INTERVAL`): 30 s, in ms. Someone
+ * watching learns within half a minute that a task is alive, and a 30-minute task adds 60 lines to a log.
+ */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 30_000;
+
+/** Per-task limit on the agent (`--task-timeout`), as the flag is written: 30 minutes. */
+export const DEFAULT_TASK_TIMEOUT = "30m";

@@ -1,0 +1,55 @@
+import type { Unauthorized } from "@whilly/core";
+import type { Store } from "../store/store.js";
+
+/**
+ * Who is calling. `workerId` set: the caller may act only as that worker (per-worker bearer).
+ * `workerId` undefined: the caller may act as any worker (in-process local mode, legacy shared token);
+ * owner and version checks on tasks still apply.
+ */
+export type Caller = {
+  readonly workerId: string | undefined;
+  /**
+   * True for the legacy shared token: its workers pick their own id and never register, so routes
+   * that need the worker to exist (claim, heartbeat) register an unknown id on first use.
+   */
+  readonly registersWorkers?: boolean;
+};
+
+/** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
+export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };
+
+/**
+ * Authentication of the control plane's callers. Every method throws {@link Unauthorized} on missing or
+ * wrong credentials.
+ */
+export type AuthPort = {
+  /**
+   * Worker routes, before anything reads the body: refuses in process (no database) a credential that
+   * cannot be valid: no header, another scheme, an empty token, or one that is neither a correctly
+   * signed worker token nor the legacy shared token. A stranger thus gets the same 401 whatever body it
+   * sends, and learns nothing about what the body should be. Whether a worker token is still stored is
+   * checked later, by {@link AuthPort.authenticateWorker} or inside the operation itself.
+   */
+  screenWorker(authorization: string | undefined): Promise<void>;
+  /** Worker routes: a per-worker bearer (looked up in `store`, so revocation is immediate) or the legacy shared token. */
+  authenticateWorker(authorization: string | undefined, store: Store): Promise<Caller>;
+  /**
+   * The per-worker bearer in `authorization` when its signature holds, checked without the database;
+   * `undefined` for anything else (no or another header, the legacy shared token, a forged token). Its
+   * hash is not yet known to be stored: operations that check it in their own statement take it (see
+   * `asPresentedWorker`), which saves a request its lookup. Optional: without it every worker request
+   * goes through {@link AuthPort.authenticateWorker}.
+   */
+  presentedWorker?(authorization: string | undefined): Promise<PresentedWorker | undefined>;
+  /** `POST /workers/register`: the bootstrap token only. */
+  authenticateBootstrap(authorization: string | undefined): Promise<void>;
+  /** Mints a bearer for a new worker; only `tokenHash` is stored. */
+  issueWorkerToken(workerId: string): Promise<{ token: string; tokenHash: string }>;
+  /**
+   * The read API (`/api/v1/*`, `/openapi.json`): the admin token, or a live read-only token (looked up
+   * in `store`, so revocation is immediate), or anyone when public reads are on. A worker's bearer and
+   * the bootstrap token are not read tokens: a worker's machine runs agents, and what they print must
+   * not unlock every plan's text and output (the plan summary route lets a live worker in besides).
+   */
+  authenticateReader(authorization: string | undefined, store: Store): Promise<void>;
+};
