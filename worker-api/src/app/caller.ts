@@ -4,6 +4,7 @@ import {
   InvalidInput,
   parseUsd,
   TaskNotFound,
+  unstorableText,
   type TaskStore,
 } from "@whilly/core";
 import type { Context, MiddlewareHandler } from "hono";
@@ -81,6 +82,10 @@ export async function resolvePlanId(
   workerId: string,
   taskId: string,
 ): Promise<string> {
+  // An id Postgres cannot store names no stored task: say so, instead of a driver error about bytes.
+  if (unstorableText(taskId) !== undefined || (planId !== undefined && unstorableText(planId) !== undefined)) {
+    throw new TaskNotFound(taskId);
+  }
   if (planId !== undefined) return planId;
   const found = await store.findClaimedPlans(workerId, taskId);
   const [only] = found;
