@@ -60,8 +60,14 @@ describe("whilly plan budget", () => {
       expect(await runCli(["plan", "budget", "p", bad], { cwd: repo })).toEqual({
         code: 1,
         out: "",
-        err: `error: <budget> must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\nhint: a plain decimal number, without sign, $ or exponent: 5, 5.00 or 0.25; none for unlimited\n`,
+        err: `error: <budget> must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\nhint: a plain non-negative decimal number, without $ or exponent: 5, 5.00 or 0.25; none for unlimited\n`,
       });
+    }
+    // Positive amounts that would round to a cap of $0 are refused, not silently made 0.
+    for (const args of [["0.0000001"], ["5", "--reserve", "0.0000004"]]) {
+      const tiny = await runCli(["plan", "budget", "p", ...args], { cwd: repo });
+      expect([tiny.code, tiny.out]).toEqual([1, ""]);
+      expect(tiny.err).toMatch(/rounds to \$0\.000000: whilly keeps six decimals\nhint: give at least 0\.000001/);
     }
     const missing = await runCli(["plan", "budget", "nope", "5"], { cwd: repo });
     expect([missing.code, missing.out]).toEqual([2, ""]);

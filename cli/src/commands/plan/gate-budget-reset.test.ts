@@ -117,7 +117,7 @@ describe("whilly plan create", () => {
       expect(result).toEqual({
         code: 1,
         out: "",
-        err: `error: --budget must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\nhint: a plain decimal number, without sign, $ or exponent: 5, 5.00 or 0.25\n`,
+        err: `error: --budget must be a non-negative amount in USD, e.g. 5.00; got '${bad}'\nhint: a plain non-negative decimal number, without $ or exponent: 5, 5.00 or 0.25\n`,
       });
     }
     expect((await runCli(["plan", "list", "--json"], { cwd: repo })).out).toBe("[]\n");
