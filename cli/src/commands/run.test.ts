@@ -164,7 +164,7 @@ describe("whilly run with a fake agent", () => {
     expect(row(first.out, "B-2").slice(0, 2)).toEqual(["B-2", "PENDING"]);
     expect(first.out).toContain("spent $0.0125 of $0.02 budget");
     expect(first.out).toContain(
-      "budget exhausted: no further task is claimed until the budget is raised: whilly plan budget 'capped' <USD|none>\n",
+      "budget exhausted: $0.0075 is left, less than the next claim reserves (the plan's reserve_usd, else its largest recent attempt cost: docs/claim.md); raise the budget or set a smaller reserve: whilly plan budget 'capped' <USD|none> [--reserve USD]\n",
     );
 
     const second = await run("--plan", "capped");

@@ -149,7 +149,10 @@ export function renderSummary(summary: RunSummary, io: Io): string {
     summary.budgetMicroUsd === undefined ? "" : ` of ${displayUsd(summary.budgetMicroUsd)} budget`;
   let text = `${table}\nplan '${summary.planId}': ${counts} · spent ${displayUsd(summary.spentMicroUsd)}${budget} · agent time ${displayDuration(totalMs)}\n`;
   if (summary.budgetExhausted)
-    text += `budget exhausted: no further task is claimed until the budget is raised: whilly plan budget '${summary.planId}' <USD|none>\n`;
+    text +=
+      `budget exhausted: ${displayUsd(Math.max((summary.budgetMicroUsd ?? 0) - summary.spentMicroUsd, 0))} is left, ` +
+      "less than the next claim reserves (the plan's reserve_usd, else its largest recent attempt cost: docs/claim.md); " +
+      `raise the budget or set a smaller reserve: whilly plan budget '${summary.planId}' <USD|none> [--reserve USD]\n`;
   if (summary.counts.FAILED > 0) {
     text += `failed tasks stay FAILED; to run them again: whilly plan reset '${summary.planId}' --failed --yes, then whilly run again.\n`;
   }
