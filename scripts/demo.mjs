@@ -67,7 +67,7 @@ const files = readdirSync(repo, { recursive: true })
   .sort();
 console.error(`\nfiles Claude Code wrote in ${repo}:\n${files.map((f) => `  ${f}`).join("\n")}`);
 console.error(
-  "\nFor real work: in your repository, with Claude Code logged in, run `whilly run path/to/tasks.json`\n(with this checkout's node_modules/.bin on PATH: see the README's Quick start).",
+  "\nFor real work: in your repository, with Claude Code logged in, run `whilly run path/to/tasks.json`\n(with `whilly` linked as the README's Quick start shows).",
 );
 process.exit(code);
 
