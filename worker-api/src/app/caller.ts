@@ -4,8 +4,8 @@ import {
   InvalidInput,
   parseUsd,
   TaskNotFound,
-  unstorableText,
   type TaskStore,
+  unstorableText,
 } from "@whilly/core";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
@@ -83,7 +83,10 @@ export async function resolvePlanId(
   taskId: string,
 ): Promise<string> {
   // An id Postgres cannot store names no stored task: say so, instead of a driver error about bytes.
-  if (unstorableText(taskId) !== undefined || (planId !== undefined && unstorableText(planId) !== undefined)) {
+  if (
+    unstorableText(taskId) !== undefined ||
+    (planId !== undefined && unstorableText(planId) !== undefined)
+  ) {
     throw new TaskNotFound(taskId);
   }
   if (planId !== undefined) return planId;

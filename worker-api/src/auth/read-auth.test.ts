@@ -181,7 +181,10 @@ describe("a task route naming an unknown task with its plan_id", () => {
     for (const id of ["NOPE%00x", "NOPE%ED%A0%80"]) {
       const body = JSON.stringify({ worker_id: workerId, plan_id: "p", version: 1 });
       const reply = await post(a, `/tasks/${id}/complete`, body, token);
-      expect([reply.status, reply.body.error_code], JSON.stringify(reply.body)).toEqual([404, "task_not_found"]);
+      expect([reply.status, reply.body.error_code], JSON.stringify(reply.body)).toEqual([
+        404,
+        "task_not_found",
+      ]);
     }
     const inPlan = JSON.stringify({ worker_id: workerId, plan_id: "p\u0000", version: 1 });
     expect((await post(a, "/tasks/A/complete", inPlan, token)).status).toBe(404);

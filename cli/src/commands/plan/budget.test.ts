@@ -67,7 +67,9 @@ describe("whilly plan budget", () => {
     for (const args of [["0.0000001"], ["5", "--reserve", "0.0000004"]]) {
       const tiny = await runCli(["plan", "budget", "p", ...args], { cwd: repo });
       expect([tiny.code, tiny.out]).toEqual([1, ""]);
-      expect(tiny.err).toMatch(/rounds to \$0\.000000: whilly keeps six decimals\nhint: give at least 0\.000001/);
+      expect(tiny.err).toMatch(
+        /rounds to \$0\.000000: whilly keeps six decimals\nhint: give at least 0\.000001/,
+      );
     }
     const missing = await runCli(["plan", "budget", "nope", "5"], { cwd: repo });
     expect([missing.code, missing.out]).toEqual([2, ""]);
