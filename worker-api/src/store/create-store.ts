@@ -1,3 +1,4 @@
+import { NotOwner, VersionConflict } from "@whilly/core";
 import type { Db } from "./db.js";
 import { retryOnce, translateError } from "./errors.js";
 import { appendEvent, appendEvents } from "./events/append-events.js";
@@ -16,7 +17,7 @@ import { claim, claimWithPlan } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
-import { release } from "./tasks/release.js";
+import { recordRefusedReleaseCost, release } from "./tasks/release.js";
 import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
@@ -89,7 +90,17 @@ export function createStore(
     start: write(start),
     complete: statement((db, fence) => finish(db, fence, { transition: "COMPLETE" })),
     fail: statement((db, fence) => finish(db, fence, { transition: "FAIL", reason: fence.reason })),
-    release: write(release),
+    release: async (fence) => {
+      try {
+        return await write(release)(fence);
+      } catch (error) {
+        // A lost lease refuses the release, but the interrupted attempt's spend still counts, once.
+        if (error instanceof VersionConflict || error instanceof NotOwner) {
+          await statement(recordRefusedReleaseCost)(fence);
+        }
+        throw error;
+      }
+    },
     releaseUnseenClaim: statement(releaseUnseenClaim),
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),

@@ -32,6 +32,22 @@ export function describeAttemptCostContract(ctx: ContractContext): void {
       });
     }
 
+    for (const idempotencyKey of ["attempt-1", undefined]) {
+      it(`a release after the sweep: 409, and the cost counts once over retries (key ${idempotencyKey ?? "derived"})`, async () => {
+        const fence = await lostLease();
+        for (let i = 0; i < 3; i++) {
+          const error = await caught(
+            ctx.store.release({ ...fence, reason: "shutdown", costMicroUsd: 13_000, idempotencyKey }),
+          );
+          expect(error).toBeInstanceOf(VersionConflict);
+        }
+        expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(13_000);
+        await ctx.store.upsertWorker({ workerId: "stranger", hostname: "h" });
+        await caught(ctx.store.release({ ...fence, workerId: "stranger", reason: "x", costMicroUsd: 9 }));
+        expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(13_000);
+      });
+    }
+
     it("a retried complete that had succeeded counts nothing again, with or without a key", async () => {
       await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
       for (const [taskId, idempotencyKey] of [

@@ -21,7 +21,7 @@ const MUTATIONS: Mutation[] = [
   {
     name: "release",
     run: (store, fence) => store.release({ ...fence, reason: "shutdown", costMicroUsd: 10 }),
-    lostCost: 0,
+    lostCost: 10,
   },
 ];
 

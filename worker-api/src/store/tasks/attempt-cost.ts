@@ -92,12 +92,21 @@ export function settlePlanCte(input: { planId: string; added: SQL; settle: SQL; 
  */
 export async function settleOnPlan(
   tx: Db,
-  input: { planId: string; taskId: string; key: string; costMicroUsd: MicroUsd; settle: string | null },
+  input: {
+    planId: string;
+    taskId: string;
+    key: string;
+    costMicroUsd: MicroUsd;
+    settle: string | null;
+    /** Records the cost only when this holds (default: always). */
+    when?: SQL;
+  },
 ): Promise<boolean> {
   const cost = toNumeric(input.costMicroUsd);
   const spends = input.costMicroUsd > 0;
+  const when = input.when ?? sql`true`;
   const records = spends
-    ? sql`${recordCostCte({ planId: input.planId, taskId: input.taskId, key: input.key, cost, when: sql`true` })},`
+    ? sql`${recordCostCte({ planId: input.planId, taskId: input.taskId, key: input.key, cost, when })},`
     : sql``;
   const result = await tx.execute(sql`
     WITH ${records} ${settlePlanCte({

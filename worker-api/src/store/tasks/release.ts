@@ -14,7 +14,7 @@ import { NO_CLAIM } from "../lease.js";
 import { assertCost, capSpend } from "../plans/add-spend.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
-import { attemptKey, settleOnPlan } from "./attempt-cost.js";
+import { attemptKey, heldAttempt, settleOnPlan } from "./attempt-cost.js";
 import { fencedUpdate } from "./fence.js";
 
 /**
@@ -69,3 +69,24 @@ export async function release(
 
 /** The attempt count less the attempt a start counted: only `IN_PROGRESS` has one; never below 0. */
 const refundedAttempts = sql`case when ${tasks.status} = 'IN_PROGRESS' and ${tasks.attempts} > 0 then ${tasks.attempts} - 1 else ${tasks.attempts} end`;
+
+/**
+ * The cost of a release the fence refused (a lost lease: 409), recorded once under its attempt's key
+ * when the fence names an attempt its worker really held, as a refused complete or fail records it.
+ * Call after the refused release rolled back, in a statement of its own. @returns nothing.
+ */
+export async function recordRefusedReleaseCost(
+  db: Db,
+  fence: TaskFence & { costMicroUsd?: MicroUsd | undefined; idempotencyKey?: string | undefined },
+): Promise<void> {
+  const cost = fence.costMicroUsd ?? 0;
+  if (cost <= 0) return;
+  await settleOnPlan(db, {
+    planId: fence.planId,
+    taskId: fence.taskId,
+    key: attemptKey(fence),
+    costMicroUsd: cost,
+    settle: null,
+    when: heldAttempt(fence),
+  });
+}
