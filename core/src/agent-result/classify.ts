@@ -1,5 +1,5 @@
 import { parseUsd } from "../money.js";
-import { dropCutFragment } from "../redact/redact.js";
+import { dropCutFragment, redactSecrets } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
 import { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 import type {
@@ -10,7 +10,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-import { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
+import { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 import { agentUnavailable } from "./unavailable.js";
 
 type Verdict = {
@@ -34,7 +34,7 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
   const errors = readErrors(json);
   const verdict = judge(run, json, { resultText, subtype, denials, errors });
   const secrets = run.secrets ?? [];
-  const clean = (text: string) => storableText(redact(text, secrets));
+  const clean = (text: string) => storableText(redactSecrets(text, secrets));
 
   const outcome: AgentOutcome = {
     ok: verdict.reason === undefined,

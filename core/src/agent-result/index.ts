@@ -10,5 +10,5 @@ export type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
-export { OUTPUT_TAIL_BYTES, outputTail, redact, storableText, utf8Tail } from "./text.js";
+export { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 export { AGENT_UNAVAILABLE_HINTS, agentUnavailable } from "./unavailable.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { redact, storableText, utf8Tail } from "./text.js";
+import { redactSecrets as redact } from "../redact/redact.js";
+import { storableText, utf8Tail } from "./text.js";
 
 describe("utf8Tail", () => {
   it("keeps short text whole", () => {

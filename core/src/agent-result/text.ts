@@ -1,4 +1,4 @@
-import { dropCutFragment, redactSecrets } from "../redact/redact.js";
+import { dropCutFragment } from "../redact/redact.js";
 
 /** The most output an outcome keeps, in UTF-8 bytes. */
 export const OUTPUT_TAIL_BYTES = 4096;
@@ -11,13 +11,6 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  */
 export function storableText(text: string): string {
   return text.replaceAll("\u0000", "\ufffd").replace(LONE_SURROGATE, "\ufffd");
-}
-
-/**
- * Hides credentials: every listed secret and every well-known token shape (see {@link redactSecrets}).
- */
-export function redact(text: string, secrets: readonly string[] = []): string {
-  return redactSecrets(text, secrets);
 }
 
 /**

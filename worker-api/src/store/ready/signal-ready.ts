@@ -27,6 +27,11 @@ export async function signalReady(tx: Db, planIds: Iterable<string>): Promise<vo
   await tx.execute(sql`SELECT pg_notify(${READY_CHANNEL}, p.id) FROM (VALUES ${values}) AS p(id)`);
 }
 
+/** {@link readyPayload} for a plan id the statement itself holds (a column or expression). */
+export function readyPayloadSql(planId: SQL): SQL {
+  return sql`CASE WHEN octet_length(${planId}) > ${MAX_PAYLOAD_BYTES} THEN '' ELSE ${planId} END`;
+}
+
 /** The payload announcing `planId`: the id, or the empty "any plan" payload when it is too long for one. */
 export function readyPayload(planId: string): string {
   return new TextEncoder().encode(planId).length > MAX_PAYLOAD_BYTES ? "" : planId;

@@ -4,11 +4,9 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { LEASED } from "../lease.js";
 import { rawRows, statusList } from "../raw-rows.js";
-import { READY_CHANNEL } from "../ready/signal-ready.js";
+import { READY_CHANNEL, readyPayloadSql } from "../ready/signal-ready.js";
 
 const HELD = statusList(LEASED);
-/** Postgres refuses NOTIFY payloads of 8000 bytes or more; a longer plan id is announced as "any plan". */
-const MAX_PAYLOAD_BYTES = 7999;
 
 /**
  * CTEs that return to `PENDING` the tasks of CTE `from` (columns `plan_id`, `id`, `started`,
@@ -52,8 +50,7 @@ export function releaseUnseenCtes(from: string, workerId: string, reason: string
     ORDER BY r.plan_id, r.id
     RETURNING 1
   ), released_signal AS (
-    SELECT pg_notify(${READY_CHANNEL},
-      CASE WHEN octet_length(r.plan_id) > ${MAX_PAYLOAD_BYTES} THEN '' ELSE r.plan_id END)
+    SELECT pg_notify(${READY_CHANNEL}, ${readyPayloadSql(sql`r.plan_id`)})
     FROM (SELECT DISTINCT plan_id FROM released) r
   )`;
 }
