@@ -6,4 +6,4 @@ export * from "./runner/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
 export { runWorkerLoop, type WorkerLoopOptions } from "./worker/loop.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
-export type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./worker/types.js";
+export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";

@@ -27,6 +27,12 @@ export const EVENT_TYPES = {
    */
   workerOffline: "worker.offline",
   workerHeartbeat: "worker.heartbeat",
+  /**
+   * A worker stopped claiming because its agent hit a provider's usage or rate limit:
+   * `{worker_id, reason, until, message}` (`until` ISO 8601, UTC). Written with the `rate_limited`
+   * release of the task it was running.
+   */
+  workerPaused: "worker.paused",
 } as const;
 
 /** One of the values of {@link EVENT_TYPES}. */
@@ -46,15 +52,23 @@ export type ReleaseReason =
   | "worker_offline"
   | "client_gone"
   | "claim_lost"
+  | "rate_limited"
   | (string & {});
 
 /**
  * Release reasons that give the attempt back: the task returns to `PENDING` with its attempt count as
  * before the attempt started, in the same statement, because the fault was the machine's, not the
- * task's. `agent_unavailable`: the agent is not logged in or not installed. A later reason of the same
- * kind (e.g. a rate limit) joins this set and needs no other change. See docs/protocol.md.
+ * task's. `agent_unavailable`: the agent is not logged in or not installed; `rate_limited`: the
+ * provider refused with a usage or rate limit (HTTP 429/529, overloaded) after the CLI's own retries.
+ * See docs/protocol.md.
  */
-export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseReason>(["agent_unavailable"]);
+export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseReason>([
+  "agent_unavailable",
+  "rate_limited",
+]);
+
+/** The release reason of a worker whose agent hit a provider limit; it refunds the attempt. */
+export const RATE_LIMITED_REASON = "rate_limited" satisfies ReleaseReason;
 
 /** The release reason of a worker whose agent cannot run on its machine; it refunds the attempt. */
 export const AGENT_UNAVAILABLE_REASON = "agent_unavailable" satisfies ReleaseReason;

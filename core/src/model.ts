@@ -1,3 +1,4 @@
+import type { AttemptFailure, Verification } from "./attempts/index.js";
 import type { MicroUsd } from "./money.js";
 import type { Priority, TaskStatus } from "./task-status.js";
 
@@ -21,6 +22,8 @@ export type TaskSpec = {
   readonly acceptanceCriteria: readonly string[];
   readonly testSteps: readonly string[];
   readonly prdRequirement: string;
+  /** The task's `max_attempts`; its plan's, then 3, when undefined (see `effectiveMaxAttempts`). */
+  readonly maxAttempts?: number | undefined;
   /** Optimistic-lock version; bumped by every transition. */
   readonly version: number;
   /** Fields the schema does not know (`phase`, `category`, `title`, ...), kept for export. */
@@ -45,6 +48,12 @@ export type PlanSpec = {
   readonly keptInstructions: JsonObject;
   /** The file's `reserve_usd` (µUSD): what a claim reserves per attempt while the plan has a budget. */
   readonly reserveMicroUsd?: MicroUsd | undefined;
+  /** The file's `verify`: shell commands run after every attempt's `test_steps`, and on the merged tree. */
+  readonly verify?: readonly string[] | undefined;
+  /** The file's `setup`: a shell command run in each new worktree before the agent. */
+  readonly setup?: string | undefined;
+  /** The file's `max_attempts`: the default of its tasks. */
+  readonly maxAttempts?: number | undefined;
   /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
   readonly extra: JsonObject;
 };
@@ -63,6 +72,12 @@ export type PlanRecord = {
   readonly reserveMicroUsd?: MicroUsd | undefined;
   /** The reservations of the attempts in flight, µUSD. */
   readonly reservedMicroUsd?: MicroUsd | undefined;
+  /** See {@link PlanSpec.verify}; empty when none. */
+  readonly verify?: readonly string[] | undefined;
+  /** See {@link PlanSpec.setup}. */
+  readonly setup?: string | undefined;
+  /** See {@link PlanSpec.maxAttempts}; `--max-attempts` stores it too. */
+  readonly maxAttempts?: number | undefined;
   readonly agentInstructions: AgentInstructions;
   /** See {@link PlanSpec.keptInstructions}. */
   readonly keptInstructions: JsonObject;
@@ -82,6 +97,14 @@ export type TaskRecord = TaskSpec & {
   readonly attempts: number;
   /** Spend on this task over every attempt, failed ones included. */
   readonly spentMicroUsd: MicroUsd;
+  /** A retry is not claimed before this time (database clock); undefined when it may run now. */
+  readonly notBefore?: Date | undefined;
+  /** The last failed attempt, told to the next one; undefined before any failure. */
+  readonly lastFailure?: AttemptFailure | undefined;
+  /** How DONE was accepted; undefined unless DONE. */
+  readonly verification?: Verification | undefined;
+  /** The running attempt's last activity, from heartbeats (turns, last tool); undefined when none. */
+  readonly progress?: AttemptProgress | undefined;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 };
@@ -104,4 +127,14 @@ export type WorkerRecord = {
   readonly status: "online" | "offline";
   readonly lastHeartbeat: Date;
   readonly registeredAt: Date;
+};
+
+/** What a running attempt last did, as its worker's heartbeat tells it (JSON field names). */
+export type AttemptProgress = {
+  /** Agent turns so far. */
+  readonly turns?: number | undefined;
+  /** The last tool the agent called (`Bash`, `Edit`, ...). */
+  readonly last_tool?: string | undefined;
+  /** The phase whilly is in: `setup`, `agent`, `verify`, `merge`. */
+  readonly phase?: string | undefined;
 };

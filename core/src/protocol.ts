@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VERIFICATIONS } from "./attempts/index.js";
 import { formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
 import { MAX_INT4, MAX_NESTING } from "./plan/limits.js";
 import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
@@ -27,6 +28,14 @@ export const taskPayloadSchema = z.object({
   attempts: z.number().int().nonnegative(),
   claimed_by: z.string().nullable(),
   lease_expires_at: z.string().nullable(),
+  /** The task's attempt limit after defaults (its own, its plan's, then 3). Older servers omit it. */
+  max_attempts: z.number().int().positive().optional(),
+  /** A retry is not claimed before this time (ISO 8601); `null` when it may run now. */
+  not_before: z.string().nullable().optional(),
+  /** The previous attempt's failure, told to this attempt's agent (`AttemptFailure`); `null` when none. */
+  previous_failure: z.record(z.string(), z.json()).nullable().optional(),
+  /** `passed` or `unverified` for a DONE task; `null` otherwise. */
+  verification: z.enum(VERIFICATIONS).nullable().optional(),
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
@@ -36,6 +45,10 @@ export const planPayloadSchema = z.object({
   name: z.string(),
   /** Lines per instruction key (docs/protocol.md); `before` and `after` are always sent. */
   agent_instructions: z.record(z.string(), z.array(z.string())),
+  /** The plan's `verify` commands. Older servers omit it. */
+  verify: z.array(z.string()).optional(),
+  /** The plan's `setup` command, run in each new worktree; `null` when none. */
+  setup: z.string().nullable().optional(),
 });
 export type PlanPayload = z.infer<typeof planPayloadSchema>;
 
@@ -125,6 +138,8 @@ export const completeRequestSchema = z.strictObject({
   cost_usd: cost.nullable().optional(),
   idempotency_key: idempotencyKey.optional(),
   detail: jsonObject.optional(),
+  /** How the worker accepted the work: `passed` (its checks ran and passed) or `unverified` (none to run). */
+  verification: z.enum(VERIFICATIONS).optional(),
 });
 export type CompleteRequest = z.infer<typeof completeRequestSchema>;
 
@@ -135,6 +150,11 @@ export const failRequestSchema = z.strictObject({
   cost_usd: cost.nullable().optional(),
   idempotency_key: idempotencyKey.optional(),
   detail: jsonObject.optional(),
+  /**
+   * What the next attempt is told (`AttemptFailure` without `attempt` and `worker_id`, which the
+   * control plane fills in). With attempts left, the task goes back to `PENDING` with a not-before time.
+   */
+  failure: jsonObject.optional(),
 });
 export type FailRequest = z.infer<typeof failRequestSchema>;
 
@@ -144,6 +164,13 @@ export const releaseRequestSchema = z.strictObject({
   reason: z.string().min(1).max(2048),
   cost_usd: cost.nullable().optional(),
   idempotency_key: idempotencyKey.optional(),
+  /**
+   * With `rate_limited`: until when (ISO 8601) the worker stops claiming; the release also writes a
+   * `worker.paused` event `{worker_id, reason, until, message}`.
+   */
+  paused_until: z.iso.datetime({ offset: true }).optional(),
+  /** With `paused_until`: the provider's words, for the `worker.paused` event. */
+  pause_message: z.string().max(2048).optional(),
 });
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 
@@ -154,7 +181,20 @@ export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 export const heartbeatRequestSchema = z.strictObject({
   worker_id: id,
   tasks: z
-    .array(z.strictObject({ plan_id: id, task_id: id }))
+    .array(
+      z.strictObject({
+        plan_id: id,
+        task_id: id,
+        /** What the attempt last did (`AttemptProgress`): turns, last tool, phase. */
+        progress: z
+          .strictObject({
+            turns: z.number().int().nonnegative().max(MAX_INT4).optional(),
+            last_tool: z.string().max(256).optional(),
+            phase: z.string().max(64).optional(),
+          })
+          .optional(),
+      }),
+    )
     .max(1000)
     .optional(),
 });

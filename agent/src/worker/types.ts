@@ -1,4 +1,11 @@
-import type { JsonObject, PlanPayload, TaskPayload } from "@whilly/core";
+import type {
+  AttemptFailure,
+  AttemptProgress,
+  JsonObject,
+  PlanPayload,
+  TaskPayload,
+  Verification,
+} from "@whilly/core";
 
 /**
  * The end of one agent run on a task, as the worker reports it.
@@ -19,13 +26,44 @@ export type AgentAttempt = {
    * the task back with `agent_unavailable`, refunding the attempt, and stops with `AgentUnavailable`.
    */
   readonly unavailable?: { readonly message: string; readonly hint: string } | undefined;
+  /**
+   * Set when the provider refused with a usage or rate limit after the CLI's own retries: the loop hands
+   * the task back with `rate_limited` (the attempt is refunded) and stops claiming until `until`, or for
+   * a capped backoff when the provider named no reset time.
+   */
+  readonly limited?: { readonly message: string; readonly until: Date | undefined } | undefined;
+  /** On success: how the work was accepted (`passed`, or `unverified` without runnable checks). */
+  readonly verification?: Verification | undefined;
+  /** On failure: what the next attempt is told (the store adds `attempt` and `worker_id`). */
+  readonly failure?: Omit<AttemptFailure, "attempt" | "worker_id"> | undefined;
+  /** The agent's session id, when it reported one. */
+  readonly sessionId?: string | undefined;
 };
 
-/** Runs the agent once on `task`; must not throw for agent failures (they are attempts that failed). */
+/** Runs one attempt on `task`; must not throw for agent failures (they are attempts that failed). */
 export type RunAttempt = (input: {
   task: TaskPayload;
   plan: PlanPayload | null;
   signal: AbortSignal;
+  /** Called as the attempt goes (agent turns, last tool, phase); the loop sends it with the heartbeat. */
+  onActivity?: ((progress: AttemptProgress) => void) | undefined;
+}) => Promise<AgentAttempt>;
+
+/**
+ * Runs the agent CLI once on `task` in `cwd` (a task's worktree, or the directory in place), without
+ * whilly's checks: a {@link RunAttempt} wraps it with the workspace and verification. Must not throw for
+ * agent failures.
+ */
+export type RunAgent = (input: {
+  task: TaskPayload;
+  plan: PlanPayload | null;
+  cwd: string;
+  signal: AbortSignal;
+  /** Resume this session (`claude --resume`): set only when `cwd` is the worktree the session ran in. */
+  resumeSessionId?: string | undefined;
+  /** The previous attempt's failure, for the prompt; the claim's `previous_failure`. */
+  previousFailure?: AttemptFailure | undefined;
+  onActivity?: ((progress: AttemptProgress) => void) | undefined;
 }) => Promise<AgentAttempt>;
 
 /** What a worker loop reports as it goes, for progress output and logs. */
