@@ -1,10 +1,22 @@
-import { detectCycles, formatUsd, PlanNotFound, renderPlanGraph, type TaskStatus } from "@whilly/core";
+import {
+  detectCycles,
+  effectiveMaxAttempts,
+  formatUsd,
+  PlanNotFound,
+  renderPlanGraph,
+  type TaskStatus,
+  testStepWarnings,
+} from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
-import { painter } from "../../io.js";
+import { painter, printWarning } from "../../io.js";
 import { STATUS_STYLE } from "../../output/status-style.js";
 
-/** `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks and a summary. */
+/**
+ * `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks, DONE tasks marked
+ * `unverified`, attempts (used/max, a retry's not-before time, the last failure) and a summary; warns
+ * (stderr) of test steps whilly's checks will not run.
+ */
 export function showCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "show <plan_id>",
@@ -27,6 +39,7 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const [tasks, blocked] = await Promise.all([store.listTasks(plan.id), store.listBlocked(plan.id)]);
+      for (const message of testStepWarnings(tasks)) printWarning(ctx.io, `plan '${plan.id}': ${message}`);
       if (args.json) {
         const json = {
           plan: {
@@ -35,6 +48,9 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
             budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
             spent_usd: formatUsd(plan.spentMicroUsd),
             task_count: tasks.length,
+            verify: plan.verify ?? [],
+            setup: plan.setup ?? null,
+            max_attempts: plan.maxAttempts ?? null,
           },
           tasks: tasks.map((t) => ({
             id: t.id,
@@ -42,6 +58,10 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
             priority: t.priority,
             dependencies: t.dependencies,
             attempts: t.attempts,
+            max_attempts: effectiveMaxAttempts(t.maxAttempts, plan.maxAttempts),
+            verification: t.verification ?? null,
+            not_before: t.notBefore?.toISOString() ?? null,
+            last_failure: t.lastFailure ?? null,
             cost_usd: formatUsd(t.spentMicroUsd),
           })),
           blocked: blocked.map((b) => ({ task_id: b.taskId, blocked_by: b.blockedBy })),
@@ -51,7 +71,16 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
       }
       const paint = painter(ctx.io.out, ctx.io.env, !args.color);
       const color = (status: TaskStatus, text: string) => paint(STATUS_STYLE[status], text);
-      ctx.io.out.write(renderPlanGraph({ planId: plan.id, name: plan.name, tasks, blocked, color }));
+      ctx.io.out.write(
+        renderPlanGraph({
+          planId: plan.id,
+          name: plan.name,
+          tasks,
+          blocked,
+          color,
+          maxAttempts: plan.maxAttempts,
+        }),
+      );
       if (detectCycles(tasks).length > 0) ctx.exitCode = 1;
     },
   );
