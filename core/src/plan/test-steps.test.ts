@@ -1,5 +1,11 @@
+// biome-ignore lint/style/noRestrictedImports: tests read the plan fixtures from disk.
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { classifyTestStep, isRunnableStep, type TestStepKind } from "./test-steps.js";
+import { parsePlanFile } from "./parse-plan.js";
+import { classifyTestStep, isRunnableStep, type TestStepKind, testStepWarnings } from "./test-steps.js";
+
+const PLANS = new URL("../../../test/fixtures/plans/", import.meta.url);
+const fixture = (name: string) => parsePlanFile(readFileSync(new URL(name, PLANS), "utf8"), name);
 
 // Steps as real plans write them (most from test/fixtures/plans and the plans users sent), by kind.
 const CASES: Record<TestStepKind, string[]> = {
@@ -91,5 +97,54 @@ describe("classifyTestStep", () => {
   it.each(TABLE)("%s → %s", (step, kind) => {
     expect(classifyTestStep(step)).toBe(kind);
     expect(isRunnableStep(step)).toBe(kind === "command");
+  });
+});
+
+describe("the fixture plans' test steps", () => {
+  it("are commands except the prose and whilly calls of the v4-1 plan and the checks plan", () => {
+    const setApart = readdirSync(PLANS)
+      .filter((name) => name.endsWith(".json"))
+      .flatMap((name) =>
+        fixture(name).tasks.flatMap((task) =>
+          task.testSteps
+            .map((step) => [task.id, classifyTestStep(step)] as const)
+            .filter(([, kind]) => kind !== "command")
+            .map(([id, kind]) => `${name} ${id} ${kind}`),
+        ),
+      );
+    expect(new Set(setApart)).toEqual(
+      new Set([
+        "checks.tasks.json CHK-1 manual",
+        "checks.tasks.json CHK-2 prose",
+        "checks.tasks.json CHK-3 whilly",
+        "checks.tasks.json CHK-3 prose",
+        "v4-1.tasks.json TASK-103 whilly",
+        "v4-1.tasks.json TASK-104a-3 whilly",
+        "v4-1.tasks.json TASK-105-1 whilly",
+        "v4-1.tasks.json TASK-107 prose",
+        "v4-1.tasks.json TASK-110 prose",
+        "v4-1.tasks.json TASK-110 whilly",
+        "v4-1.tasks.json TASK-111 prose",
+      ]),
+    );
+  });
+});
+
+describe("testStepWarnings", () => {
+  it("names, in one sentence, the tasks with prose steps and those calling whilly, and the fix", () => {
+    expect(testStepWarnings(fixture("v4-1.tasks.json").tasks)).toEqual([
+      "'test_steps' that read as instructions for a person in tasks 'TASK-107', 'TASK-110', 'TASK-111' and call whilly itself in tasks 'TASK-103', 'TASK-104a-3', 'TASK-105-1', 'TASK-110' are not run by whilly's checks and count as manual; prefix manual steps with 'manual:' and write checks as shell commands",
+    ]);
+  });
+
+  it("says task for one task, and nothing when every step is a command or written manual:", () => {
+    const task = (id: string, testSteps: string[]) => ({ id, testSteps });
+    expect(testStepWarnings([task("A", ["npm test"]), task("B", ["Проверить что всё работает"])])).toEqual([
+      "'test_steps' that read as instructions for a person in task 'B' are not run by whilly's checks and count as manual; prefix manual steps with 'manual:' and write checks as shell commands",
+    ]);
+    expect(
+      testStepWarnings([task("A", ["npm test", "manual: Проверить что всё работает"]), task("B", [])]),
+    ).toEqual([]);
+    expect(testStepWarnings(fixture("demo.tasks.json").tasks)).toEqual([]);
   });
 });
