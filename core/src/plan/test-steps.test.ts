@@ -50,6 +50,14 @@ const CASES: Record<TestStepKind, string[]> = {
     "cargo test --workspace",
     "echo ok",
     "exit 0",
+    "grep TODO notes.",
+    "echo all done.",
+    "PYTHONPATH=. pytest -q",
+    "Get-ChildItem -Recurse",
+    "npm run test:unit",
+    "for f in *.md; do test -s $f; done",
+    "bash scripts/whilly-share.sh",
+    "node cli/bin/check.js",
   ],
   manual: [
     "manual: open the dashboard and check the graph",
@@ -88,6 +96,8 @@ const CASES: Record<TestStepKind, string[]> = {
     "WHILLY_DATABASE_URL=postgres://x whilly run",
     "cd demo && whilly run",
     "npm run build; whilly plan show demo",
+    "./node_modules/.bin/whilly plan list",
+    "env WHILLY_DEBUG=1 whilly-worker --once",
   ],
 };
 
@@ -146,5 +156,12 @@ describe("testStepWarnings", () => {
       testStepWarnings([task("A", ["npm test", "manual: Проверить что всё работает"]), task("B", [])]),
     ).toEqual([]);
     expect(testStepWarnings(fixture("demo.tasks.json").tasks)).toEqual([]);
+  });
+
+  it("names at most ten tasks of a kind, then says how many more", () => {
+    const tasks = Array.from({ length: 12 }, (_, i) => ({ id: `T-${i + 1}`, testSteps: ["whilly run"] }));
+    expect(testStepWarnings(tasks)[0]).toContain(
+      "call whilly itself in tasks 'T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'T-6', 'T-7', 'T-8', 'T-9', 'T-10' and 2 more are not run",
+    );
   });
 });

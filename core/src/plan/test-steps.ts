@@ -13,7 +13,8 @@ export type TestStepKind = "command" | "manual" | "prose" | "whilly";
 const MANUAL_PREFIX = /^\s*manual\s*:/i;
 /** `VAR=value` words before a command, as `sh` reads them. */
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
-const WHILLY = /^whilly(?:-worker)?$/;
+/** whilly or whilly-worker, also by a path (`./node_modules/.bin/whilly`). */
+const WHILLY = /^(?:\S*\/)?whilly(?:-worker)?$/;
 /** Words that run the next word as the command. */
 const LAUNCHERS = new Set(["npx", "env", "exec", "command", "time", "nohup"]);
 
@@ -36,9 +37,9 @@ const SENTENCE_WORD = /^\p{L}[\p{L}'’-]*[,;:]?$/u;
 /**
  * Classifies a test step; see {@link TestStepKind}. The rule errs towards `command`: only shapes no
  * command has count as prose (a leading non-ASCII letter, a numbered item, a `label:` first word,
- * `(manual)`, a capitalised first word followed by a plain word, or a sentence of plain words ending in a
- * full stop). A step is `whilly` when any command of its `&&`/`||`/`;`/`|` list starts with whilly or
- * whilly-worker (also after `npx`, `env` or `VAR=value`). Pure.
+ * `(manual)`, a capitalised first word followed by a plain word, or a sentence of four or more plain
+ * words ending in a full stop). A step is `whilly` when any command of its `&&`/`||`/`;`/`|` list
+ * starts with whilly or whilly-worker (also by a path, or after `npx`, `env` or `VAR=value`). Pure.
  */
 export function classifyTestStep(step: string): TestStepKind {
   if (MANUAL_PREFIX.test(step)) return "manual";
@@ -50,13 +51,19 @@ export function classifyTestStep(step: string): TestStepKind {
 /**
  * What `plan import`, `plan show` and `run` print about `tasks` whose `test_steps` whilly's checks will
  * not run: one sentence naming the tasks with prose steps and those with steps calling whilly, and the
- * fix; none when every step is a command or written `manual:`. Task ids are quoted as in plan errors.
+ * fix; none when every step is a command or written `manual:`. Task ids are quoted as in plan errors,
+ * at most {@link MAX_NAMED} of each kind (then `and N more`), so a big plan still gets one line.
  */
 export function testStepWarnings(tasks: readonly Pick<TaskSpec, "id" | "testSteps">[]): string[] {
   const prose = tasks.filter((task) => task.testSteps.some((step) => classifyTestStep(step) === "prose"));
   const whilly = tasks.filter((task) => task.testSteps.some((step) => classifyTestStep(step) === "whilly"));
   if (prose.length === 0 && whilly.length === 0) return [];
-  const ids = (list: readonly { id: string }[]) => list.map((task) => show(task.id)).join(", ");
+  const ids = (list: readonly { id: string }[]) => {
+    const named = list.slice(0, MAX_NAMED).map((task) => show(task.id));
+    return list.length > MAX_NAMED
+      ? `${named.join(", ")} and ${list.length - MAX_NAMED} more`
+      : named.join(", ");
+  };
   const parts = [
     ...(prose.length > 0
       ? [`read as instructions for a person in ${label(prose.length)} ${ids(prose)}`]
@@ -68,6 +75,7 @@ export function testStepWarnings(tasks: readonly Pick<TaskSpec, "id" | "testStep
   ];
 }
 
+const MAX_NAMED = 10;
 const label = (count: number) => (count === 1 ? "task" : "tasks");
 
 /** True when whilly's checks run `step` (a `command`); the other kinds are recorded as manual. */
@@ -81,7 +89,7 @@ function readsAsProse(text: string): boolean {
   const words = text.split(/\s+/);
   const [first = "", second] = words;
   if (CAPITALISED.test(first) && second !== undefined && PLAIN_WORD.test(second)) return true;
-  if (words.length < 3 || !text.endsWith(".")) return false;
+  if (words.length < 4 || !text.endsWith(".")) return false;
   return words.every((word, index) =>
     SENTENCE_WORD.test(index === words.length - 1 ? word.slice(0, -1) : word),
   );
