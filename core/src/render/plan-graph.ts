@@ -5,7 +5,7 @@ import type { DagTaskWithStatus } from "../dag/graph.js";
 import { blockedTasks } from "../dag/readiness.js";
 import type { BlockedTask } from "../ports/task-store.js";
 import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
-import { describeAttempts, type TaskAttempts } from "./task-attempts.js";
+import { describeAttempts, describeRetry, type TaskAttempts } from "./task-attempts.js";
 import { terminalText } from "./terminal-text.js";
 
 /** Colours a status badge; the CLI passes one that honours `NO_COLOR` and TTY detection. */
@@ -30,9 +30,10 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
 /**
  * Draws a plan for `plan show`: a `Cycle detected: …` line per cycle, if any; the
  * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
- * topological depth then id, ` unverified` after a DONE task whose DONE rests on the agent's word,
- * with `    └─ depends on: a, b` for in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked
- * tasks and `    ↻ attempts 1/3 · ...` for tasks attempted ({@link describeAttempts}); and `Summary: N tasks · PENDING=a · DONE=b`
+ * topological depth then id, followed by `  attempts 1/3` once attempted ({@link describeAttempts}) and
+ * `  unverified` for a DONE that rests on the agent's word; under it `    └─ depends on: a, b` for
+ * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks and `    ↻ retry not before
+ * … · last failure …` after a failed attempt ({@link describeRetry}); and `Summary: N tasks · PENDING=a · DONE=b`
  * listing non-zero counts in status order. Ids and the name are stored text: each stays on its line, with
  * control characters escaped ({@link terminalText}). Pure.
  * @returns the text, each line ending in a newline.
@@ -56,9 +57,11 @@ export function renderPlanGraph(input: PlanGraphInput): string {
     (a, b) => (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0) || compareIds(a.id, b.id),
   );
   for (const task of ordered) {
-    const unverified = task.status === "DONE" && task.verification === "unverified" ? "  unverified" : "";
+    const notes = [describeAttempts(task, input.maxAttempts)];
+    if (task.status === "DONE" && task.verification === "unverified") notes.push("unverified");
+    const tail = notes.filter((note) => note !== undefined).map((note) => `  ${note}`);
     lines.push(
-      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})${unverified}`,
+      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})${tail.join("")}`,
     );
     const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
     if (deps.length > 0) lines.push(`    └─ depends on: ${deps.map(show).join(", ")}`);
@@ -68,8 +71,8 @@ export function renderPlanGraph(input: PlanGraphInput): string {
         `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
       );
     }
-    const attempts = describeAttempts(task, input.maxAttempts);
-    if (attempts !== undefined) lines.push(`    ↻ ${attempts}`);
+    const retry = describeRetry(task);
+    if (retry !== undefined) lines.push(`    ↻ ${retry}`);
   }
 
   lines.push("", summaryLine(tasks));

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { renderPlanGraph } from "./plan-graph.js";
-import { describeAttempts, describeFailure } from "./task-attempts.js";
+import { describeAttempts, describeFailure, describeRetry } from "./task-attempts.js";
 
 const at = new Date("2026-12-01T23:10:00.250Z");
+const failure = { attempt: 1, reason: "verification_failed", step: "npm test", exit_code: 1 };
 
 describe("describeAttempts", () => {
   it("says nothing of a task never attempted", () => {
@@ -15,16 +16,16 @@ describe("describeAttempts", () => {
     expect(describeAttempts({ status: "IN_PROGRESS", attempts: 1 }, 5)).toBe("attempts 1/5");
     expect(describeAttempts({ status: "DONE", attempts: 2 }, undefined)).toBe("attempts 2/3");
   });
+});
 
+describe("describeRetry", () => {
   it("shows a pending retry's not-before time in UTC and the last failure", () => {
-    const lastFailure = { attempt: 1, reason: "verification_failed", step: "npm test", exit_code: 1 };
-    expect(describeAttempts({ status: "PENDING", attempts: 1, notBefore: at, lastFailure }, undefined)).toBe(
-      "attempts 1/3 · retry not before 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed, step 'npm test', exit 1",
+    expect(describeRetry({ status: "PENDING", notBefore: at, lastFailure: failure })).toBe(
+      "retry not before 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed, step 'npm test', exit 1",
     );
     // Once claimed again, the not-before time is history.
-    expect(describeAttempts({ status: "CLAIMED", attempts: 1, notBefore: at }, undefined)).toBe(
-      "attempts 1/3",
-    );
+    expect(describeRetry({ status: "CLAIMED", notBefore: at })).toBeUndefined();
+    expect(describeRetry({ status: "DONE", attempts: 1 })).toBeUndefined();
   });
 
   it("shows a failure without step or exit code, and escapes stored text", () => {
@@ -38,7 +39,7 @@ describe("describeAttempts", () => {
 });
 
 describe("renderPlanGraph with attempts", () => {
-  it("marks unverified DONE tasks and draws an attempts line under the task's other lines", () => {
+  it("shows attempts and unverified on the task's line and a failure's retry under its other lines", () => {
     const base = { priority: "high" as const, dependencies: [] as string[] };
     const text = renderPlanGraph({
       planId: "p",
@@ -55,20 +56,36 @@ describe("renderPlanGraph with attempts", () => {
           lastFailure: { attempt: 2, reason: "merge_conflict" },
         },
         { ...base, id: "D", status: "PENDING", dependencies: ["C"] },
-        { ...base, id: "E", status: "PENDING", attempts: 1, maxAttempts: 4, notBefore: at },
+        {
+          ...base,
+          id: "E",
+          status: "PENDING",
+          attempts: 1,
+          maxAttempts: 4,
+          notBefore: at,
+          lastFailure: failure,
+        },
       ],
     });
-    expect(text.split("\n").slice(2, 11)).toEqual([
-      "[DONE       ] A  (high)  unverified",
-      "    ↻ attempts 1/2",
-      "[DONE       ] B  (high)",
-      "    ↻ attempts 1/2",
-      "[FAILED     ] C  (high)",
-      "    ↻ attempts 2/2 · last failure (attempt 2): merge_conflict",
-      "[PENDING    ] E  (high)",
-      "    ↻ attempts 1/4 · retry not before 2026-12-01T23:10:00Z",
+    expect(text.split("\n").slice(2, 10)).toEqual([
+      "[DONE       ] A  (high)  attempts 1/2  unverified",
+      "[DONE       ] B  (high)  attempts 1/2",
+      "[FAILED     ] C  (high)  attempts 2/2",
+      "    ↻ last failure (attempt 2): merge_conflict",
+      "[PENDING    ] E  (high)  attempts 1/4",
+      "    ↻ retry not before 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed, step 'npm test', exit 1",
       "[PENDING    ] D  (high)",
+      "    └─ depends on: C",
     ]);
     expect(text).toContain("[PENDING    ] D  (high)\n    └─ depends on: C\n    ⚠ blocked by FAILED C\n\n");
+  });
+
+  it("marks a DONE task unverified even when its attempts are not known", () => {
+    const text = renderPlanGraph({
+      planId: "p",
+      name: "p",
+      tasks: [{ id: "A", status: "DONE", priority: "low", dependencies: [], verification: "unverified" }],
+    });
+    expect(text).toContain("[DONE       ] A  (low)  unverified\n");
   });
 });

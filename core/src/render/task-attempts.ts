@@ -14,24 +14,30 @@ export type TaskAttempts = {
 };
 
 /**
- * A task's attempts in one line, or `undefined` for a task never attempted (nothing to say):
- * `attempts 1/3 · retry not before 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed,
- * step 'npm test', exit 1`. The limit is {@link effectiveMaxAttempts} of the task's and the plan's
- * `max_attempts`; the not-before time (UTC, to the second) only for a PENDING task. Stored text (the
- * step, the reason) is escaped to stay on the line. Pure.
+ * `attempts 1/3`: attempts used of the task's limit ({@link effectiveMaxAttempts} of the task's and
+ * the plan's `max_attempts`), or `undefined` for a task never attempted (nothing to say). Pure.
  */
 export function describeAttempts(
   task: TaskAttempts,
   planMaxAttempts: number | undefined,
 ): string | undefined {
   const attempts = task.attempts ?? 0;
-  if (attempts === 0 && task.lastFailure === undefined && task.notBefore === undefined) return undefined;
-  const parts = [`attempts ${attempts}/${effectiveMaxAttempts(task.maxAttempts, planMaxAttempts)}`];
+  if (attempts === 0 && task.lastFailure === undefined) return undefined;
+  return `attempts ${attempts}/${effectiveMaxAttempts(task.maxAttempts, planMaxAttempts)}`;
+}
+
+/**
+ * What became of the task's last failed attempt, or `undefined` when none failed: `retry not before
+ * 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed, step 'npm test', exit 1`.
+ * The not-before time (UTC, to the second) only for a PENDING task. Pure.
+ */
+export function describeRetry(task: TaskAttempts): string | undefined {
+  const parts: string[] = [];
   if (task.status === "PENDING" && task.notBefore !== undefined) {
     parts.push(`retry not before ${utcSeconds(task.notBefore)}`);
   }
   if (task.lastFailure !== undefined) parts.push(describeFailure(task.lastFailure));
-  return parts.join(" · ");
+  return parts.length === 0 ? undefined : parts.join(" · ");
 }
 
 /** `last failure (attempt 2): integration_failed, step 'npm test', exit 1`; stored text escaped. */

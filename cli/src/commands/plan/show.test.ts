@@ -68,15 +68,14 @@ const blocked = [{ taskId: "E", blockedBy: ["D"] }];
 describe("plan show of tasks with attempts", () => {
   it("marks unverified DONE tasks and shows attempts, a retry's not-before time and the last failure", () => {
     const text = planShowText(planRecord({ maxAttempts: 2 }), tasks, blocked);
-    expect(text).toContain("[DONE       ] A  (medium)  unverified\n    ↻ attempts 1/2\n");
+    const retry = "last failure (attempt 1): verification_failed, step 'npm test', exit 1";
+    expect(text).toContain("[DONE       ] A  (medium)  attempts 1/2  unverified\n[DONE");
+    expect(text).toContain(`[DONE       ] B  (medium)  attempts 2/2\n    ↻ ${retry}\n`);
     expect(text).toContain(
-      "[DONE       ] B  (medium)\n    ↻ attempts 2/2 · last failure (attempt 1): verification_failed, step 'npm test', exit 1\n",
+      `[PENDING    ] C  (medium)  attempts 1/5\n    ↻ retry not before 2026-12-01T23:10:00Z · ${retry}\n`,
     );
     expect(text).toContain(
-      "[PENDING    ] C  (medium)\n    ↻ attempts 1/5 · retry not before 2026-12-01T23:10:00Z · last failure (attempt 1): verification_failed, step 'npm test', exit 1\n",
-    );
-    expect(text).toContain(
-      "[FAILED     ] D  (medium)\n    ↻ attempts 2/2 · last failure (attempt 2): merge_conflict, step",
+      "[FAILED     ] D  (medium)  attempts 2/2\n    ↻ last failure (attempt 2): merge_conflict, step",
     );
     expect(text).toContain("[PENDING    ] E  (medium)\n    └─ depends on: D\n    ⚠ blocked by FAILED D\n\n");
   });
