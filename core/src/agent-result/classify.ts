@@ -98,6 +98,9 @@ function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields)
     return { reason: "spawn_failed", message: `could not start the agent: ${run.spawnError.message}` };
   }
   if (run.timedOut) return { reason: "timeout", message: "the agent ran out of time and was killed" };
+  if (run.stalled) {
+    return { reason: "stalled", message: "the agent printed nothing for the stall timeout and was killed" };
+  }
   if (run.aborted)
     return { reason: "aborted", message: "the agent was stopped because the worker is shutting down" };
   const limited = limitOf(run, json, texts);

@@ -15,6 +15,8 @@ export type AgentRunReport = {
   readonly stderr: string;
   /** The runner killed the process because the per-task timeout ran out. */
   readonly timedOut: boolean;
+  /** The runner killed the process because it printed nothing on stdout for the stall timeout. */
+  readonly stalled?: boolean;
   /** The runner killed the process because its caller aborted (worker shutdown). */
   readonly aborted?: boolean;
   /** Set when the process could not be started (e.g. `code: "ENOENT"` for a missing binary). */
@@ -32,7 +34,7 @@ export type AgentRunReport = {
 /**
  * Why an attempt failed. The order of the checks, first match wins:
  * `agent_unavailable` (the agent cannot run on this machine: binary missing or not executable, not
- * logged in, credentials refused; see `agentUnavailable`), `spawn_failed` (could not start otherwise), `timeout` (per-task limit hit), `aborted` (worker
+ * logged in, credentials refused; see `agentUnavailable`), `spawn_failed` (could not start otherwise), `timeout` (per-task limit hit), `stalled` (no output for the stall timeout), `aborted` (worker
  * shutdown), `rate_limited` (a failed run refused by the provider for a usage or rate limit, 429 or 529
  * after the CLI's own retries; see `providerLimit`), then without a result JSON: `killed` (signal, nothing printed), `nonzero_exit` (no JSON, exit
  * code not 0), `no_output` (exit 0, nothing printed), `parse_error` (printed something that holds no result
@@ -46,6 +48,7 @@ export type AgentFailureReason =
   | "agent_unavailable"
   | "spawn_failed"
   | "timeout"
+  | "stalled"
   | "aborted"
   | "rate_limited"
   | "killed"
