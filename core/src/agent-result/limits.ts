@@ -85,9 +85,37 @@ const RESET_EPOCH = /limit reached\|(\d{9,11})\b/i;
 export function limitResetTime(text: string, now: Date, hostZone?: string): Date | undefined {
   const epoch = RESET_EPOCH.exec(text);
   if (epoch?.[1] !== undefined) return new Date(Number(epoch[1]) * 1000);
+  const named = namedReset(text);
+  if (named === undefined) return undefined;
+  const zone = named.zone ?? hostZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const today = wallDate(now, zone);
+  if (today === undefined) return undefined;
+  const { hour, minute } = named;
+  // The candidates in order: this year's date and the next (a date given), or today and tomorrow.
+  const candidates =
+    named.month === undefined || named.day === undefined
+      ? [0, 1].map((days) => ({ ...shiftDays(today, days), hour, minute }))
+      : [today.year, today.year + 1].map((year) => ({
+          year,
+          month: named.month,
+          day: named.day,
+          hour,
+          minute,
+        }));
+  for (const wall of candidates) {
+    const at = zonedInstant(wall as Wall, zone);
+    if (at.getTime() > now.getTime()) return at;
+  }
+  return undefined;
+}
+
+type NamedReset = { month?: number; day?: number; hour: number; minute: number; zone?: string };
+
+/** The wall time (24 h), the date and the zone a reset text names; `undefined` for none or an impossible one. */
+function namedReset(text: string): NamedReset | undefined {
   const m = RESET_TEXT.exec(text);
   if (m === null) return undefined;
-  const [, monthName, dayText, hourText, minuteText, meridiem, zoneText] = m;
+  const [, monthName, dayText, hourText, minuteText, meridiem, zone] = m;
   let hour = Number(hourText);
   const minute = minuteText === undefined ? 0 : Number(minuteText);
   if (meridiem !== undefined) {
@@ -95,32 +123,17 @@ export function limitResetTime(text: string, now: Date, hostZone?: string): Date
     hour = (hour % 12) + (meridiem.toLowerCase() === "pm" ? 12 : 0);
   }
   if (hour > 23 || minute > 59) return undefined;
-  const zone = zoneText ?? hostZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const today = wallDate(now, zone);
-  if (today === undefined) return undefined;
-  if (monthName !== undefined) {
-    const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
-    const day = Number(dayText);
-    if (day < 1 || day > 31) return undefined;
-    for (const year of [today.year, today.year + 1]) {
-      const at = zonedInstant({ year, month, day, hour, minute }, zone);
-      if (at.getTime() > now.getTime()) return at;
-    }
-    return undefined;
-  }
-  for (let days = 0; days <= 1; days += 1) {
-    const date = new Date(Date.UTC(today.year, today.month - 1, today.day + days));
-    const wall = {
-      year: date.getUTCFullYear(),
-      month: date.getUTCMonth() + 1,
-      day: date.getUTCDate(),
-      hour,
-      minute,
-    };
-    const at = zonedInstant(wall, zone);
-    if (at.getTime() > now.getTime()) return at;
-  }
-  return undefined;
+  const reset: NamedReset = { hour, minute, ...(zone === undefined ? {} : { zone }) };
+  if (monthName === undefined) return reset;
+  const day = Number(dayText);
+  if (day < 1 || day > 31) return undefined;
+  return { ...reset, month: MONTHS.indexOf(monthName.toLowerCase()) + 1, day };
+}
+
+/** The calendar date `days` after `date`. */
+function shiftDays(date: Wall, days: number): { year: number; month: number; day: number } {
+  const shifted = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
+  return { year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() };
 }
 
 type Wall = { year: number; month: number; day: number; hour: number; minute: number };

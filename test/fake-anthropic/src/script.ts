@@ -120,7 +120,10 @@ export function validateScript(value: unknown): FakeScript {
 /** A task entry: a story, or `{"attempts": [story, ...]}` (nothing else beside it). */
 function checkTask(value: unknown, path: string): void {
   const entry = asObject(value, path, KEYS.entry);
-  if (entry.attempts === undefined) return checkStory(entry, path);
+  if (entry.attempts === undefined) {
+    checkStory(entry, path);
+    return;
+  }
   const others = Object.keys(entry).filter((key) => key !== "attempts");
   if (others.length > 0) {
     throw new ScriptError(
