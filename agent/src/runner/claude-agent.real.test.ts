@@ -206,7 +206,7 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
         exit_code: 1,
       },
     });
-    expect(second).toMatchObject({ ok: true, sessionId: first.sessionId });
+    expect(second).toMatchObject({ ok: true, sessionId: first.sessionId, detail: { resumed: true } });
     const played = model.requests().filter((r) => r.kind === "agent");
     expect(played.map((r) => [r.attempt, r.turn])).toEqual([
       [1, 0],
@@ -216,5 +216,30 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     ]);
     // The resumed session ran Bash on the draft the first attempt wrote.
     expect(played[3]?.toolResults?.[0]?.text).toContain("draft");
+  });
+
+  it("starts over with the full prompt when the session to resume is not there", async () => {
+    const {
+      project,
+      agent,
+      fake: model,
+    } = await setup("resume-missing", {
+      tasks: {
+        M: { attempts: [{ turns: [] }, { turns: [write("y\n"), { text: "<promise>COMPLETE</promise>" }] }] },
+      },
+    });
+    const attempt = await agent({
+      task: task("M", 2),
+      plan: null,
+      cwd: project,
+      signal: signal(),
+      resumeSessionId: "00000000-0000-4000-8000-00000000abcd",
+      previousFailure: { attempt: 1, reason: "stalled" },
+    });
+    expect(attempt).toMatchObject({ ok: true, detail: { resumed: false } });
+    expect(model.requests().flatMap((r) => (r.kind === "agent" ? [[r.attempt, r.turn]] : []))).toEqual([
+      [2, 0],
+      [2, 1],
+    ]);
   });
 });
