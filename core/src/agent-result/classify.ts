@@ -11,6 +11,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
+import { streamTranscript } from "./stream-text.js";
 import { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 import { agentUnavailable } from "./unavailable.js";
 
@@ -189,7 +190,7 @@ function transcript(
   if (errors.length > 0) parts.push(`[errors]\n${errors.join("\n")}`);
   if (denials.length > 0) parts.push(`[permission denied]\n${denials.map((d) => d.toolName).join("\n")}`);
   if (json === undefined) {
-    if (run.stdout.trim() !== "") parts.push(run.stdout.trimEnd());
+    if (run.stdout.trim() !== "") parts.push(streamTranscript(run.stdout) ?? run.stdout.trimEnd());
   } else if (resultText !== null) {
     parts.push(resultText.trimEnd());
   }
