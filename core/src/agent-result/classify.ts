@@ -23,8 +23,9 @@ type Verdict = {
 };
 
 /**
- * Classifies one run of Claude Code (`--output-format json`) into an {@link AgentOutcome}. Pure and total:
- * it never throws, whatever the process printed. Every shape in claude-code-offline.md is handled, measured
+ * Classifies one run of Claude Code (`--output-format json` or `stream-json`, whose last `result` line
+ * decides) into an {@link AgentOutcome}. Total: it never throws, whatever the process printed; pure but
+ * for the clock a limit's reset is computed from (`run.now`, default now). Every shape in claude-code-offline.md is handled, measured
  * or reported by users; the failure order is documented on {@link AgentFailureReason}. Success needs all of:
  * exit code 0, `is_error` false, subtype `success`, no `permission_denials`, and the completion marker
  * ending the final `result` text (see {@link endsWithCompletionMarker}).
