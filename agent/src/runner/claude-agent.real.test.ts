@@ -147,7 +147,7 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     expect(second).toMatchObject({ ok: true });
   });
 
-  it("plays a story per attempt: a fresh retry (a new session) gets attempt 2's story", async () => {
+  it("plays a story per attempt: a fresh retry (a new session) gets attempt 2's story and the feedback", async () => {
     const {
       project,
       agent,
@@ -174,6 +174,11 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     expect(second).toMatchObject({ ok: true });
     expect(second.sessionId).not.toBe(first.sessionId);
     expect(model.requests().flatMap((r) => (r.kind === "agent" ? [r.attempt] : []))).toEqual([1, 2, 2]);
+    // Attempt 2's prompt told it what went wrong: the reason and the end of attempt 1's output.
+    const told = model.requests().find((r) => r.attempt === 2 && r.turn === 0)?.prompt ?? "";
+    expect(told).toMatch(/^Attempt: 2 of 3$/m);
+    expect(told).toContain("Attempt 1 failed: no_marker");
+    expect(told).toContain("I could not finish.");
   });
 
   it("resumes the session of the previous attempt, which continues at attempt 2's first turn", async () => {
