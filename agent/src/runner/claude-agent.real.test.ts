@@ -98,17 +98,27 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
   });
 
   it("ends an agent that prints nothing for the stall timeout as stalled, leaving nothing running", async () => {
-    const { project, env, settings } = await setup("stall", { default: { turns: [{ fault: "hang" }] } });
+    const {
+      project,
+      env,
+      settings,
+      fake: model,
+    } = await setup("stall", {
+      default: { turns: [{ fault: "hang" }] },
+    });
     const result = await runClaude({
       prompt: "Task id: S\nAttempt: 1 of 1",
       cwd: project,
       timeoutMs: 60_000,
-      stallTimeoutMs: 1500,
+      // Long enough for the CLI to start and send its request on a loaded machine; the model never answers.
+      stallTimeoutMs: 3000,
       settings,
       env,
     });
     expect(result.outcome).toMatchObject({ ok: false, reason: "stalled" });
-    expect(result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const hung = model.requests().find((r) => r.fault === "hang");
+    expect(hung?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.sessionId).toBe(hung?.sessionId);
     expect(findAttemptProcesses({ attemptId: result.attemptId, known: [] })).toEqual([]);
   });
 
