@@ -1,6 +1,7 @@
 import { parseUsd } from "../money.js";
 import { dropCutFragment, redactSecrets } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
+import { type ProviderLimit, providerLimit } from "./limits.js";
 import { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 import type {
   AgentFailureReason,
@@ -10,6 +11,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
+import { streamTranscript } from "./stream-text.js";
 import { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 import { agentUnavailable } from "./unavailable.js";
 
@@ -17,11 +19,13 @@ type Verdict = {
   readonly reason?: AgentFailureReason;
   readonly message: string;
   readonly unavailable?: AgentUnavailableKind;
+  readonly limited?: ProviderLimit;
 };
 
 /**
- * Classifies one run of Claude Code (`--output-format json`) into an {@link AgentOutcome}. Pure and total:
- * it never throws, whatever the process printed. Every shape in claude-code-offline.md is handled, measured
+ * Classifies one run of Claude Code (`--output-format json` or `stream-json`, whose last `result` line
+ * decides) into an {@link AgentOutcome}. Total: it never throws, whatever the process printed; pure but
+ * for the clock a limit's reset is computed from (`run.now`, default now). Every shape in claude-code-offline.md is handled, measured
  * or reported by users; the failure order is documented on {@link AgentFailureReason}. Success needs all of:
  * exit code 0, `is_error` false, subtype `success`, no `permission_denials`, and the completion marker
  * ending the final `result` text (see {@link endsWithCompletionMarker}).
@@ -53,6 +57,10 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     outputTail: keptTail(transcript(run, json, resultText, errors, denials), clean),
   };
   if (verdict.reason === undefined) return outcome;
+  if (verdict.limited !== undefined) {
+    const limited = { message: clean(verdict.limited.message), until: verdict.limited.until };
+    return { ...outcome, reason: verdict.reason, limited };
+  }
   return verdict.unavailable === undefined
     ? { ...outcome, reason: verdict.reason }
     : { ...outcome, reason: verdict.reason, unavailable: verdict.unavailable };
@@ -92,10 +100,30 @@ function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields)
     return { reason: "spawn_failed", message: `could not start the agent: ${run.spawnError.message}` };
   }
   if (run.timedOut) return { reason: "timeout", message: "the agent ran out of time and was killed" };
+  if (run.stalled) {
+    return { reason: "stalled", message: "the agent printed nothing for the stall timeout and was killed" };
+  }
   if (run.aborted)
     return { reason: "aborted", message: "the agent was stopped because the worker is shutting down" };
+  const limited = limitOf(run, json, texts);
+  if (limited !== undefined) {
+    const when = limited.until === undefined ? "" : ` until ${limited.until.toISOString()}`;
+    const why = limited.message === "" ? "" : `: ${limited.message}`;
+    return { reason: "rate_limited", limited, message: `the provider refused for a limit${when}${why}` };
+  }
   if (json === undefined) return judgeWithoutJson(run);
   return judgeResult(run, json, fields);
+}
+
+/** A provider limit, for failed runs only (see {@link providerLimit}). */
+function limitOf(run: AgentRunReport, json: RawObject | undefined, texts: readonly string[]) {
+  const now = run.now ?? new Date();
+  if (json !== undefined) {
+    if (json.is_error !== true && run.exitCode === 0) return undefined;
+    return providerLimit(json, texts, now, run.hostZone);
+  }
+  if (run.exitCode === 0 || run.signal !== null) return undefined;
+  return providerLimit(undefined, [run.stderr, run.stdout], now, run.hostZone);
 }
 
 function judgeWithoutJson(run: AgentRunReport): Verdict {
@@ -163,7 +191,7 @@ function transcript(
   if (errors.length > 0) parts.push(`[errors]\n${errors.join("\n")}`);
   if (denials.length > 0) parts.push(`[permission denied]\n${denials.map((d) => d.toolName).join("\n")}`);
   if (json === undefined) {
-    if (run.stdout.trim() !== "") parts.push(run.stdout.trimEnd());
+    if (run.stdout.trim() !== "") parts.push(streamTranscript(run.stdout) ?? run.stdout.trimEnd());
   } else if (resultText !== null) {
     parts.push(resultText.trimEnd());
   }
