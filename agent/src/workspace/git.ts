@@ -43,6 +43,8 @@ export function gitRunner(env: Readonly<Record<string, string | undefined>>): Gi
           resolve({ code, stdout, stderr: `${spawnMessage}${stderr}` });
         },
       );
+      // git may exit without reading its input (most commands never do): a closed pipe is no error.
+      child.stdin?.on("error", () => undefined);
       child.stdin?.end(input ?? "");
     });
   const ok = async (cwd: string, args: readonly string[], input?: string) => {

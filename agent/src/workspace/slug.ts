@@ -19,7 +19,7 @@ export function slugOf(id: string): string {
     .replace(/\.+$/, "")
     .slice(0, MAX_SLUG);
   slug = slug.replace(/\.+$/, "");
-  if (slug === id) return slug;
+  if (slug === id && slug !== "") return slug;
   const hash = createHash("sha256").update(id).digest("hex").slice(0, 6);
   return slug === "" ? `x-${hash}` : `${slug}-${hash}`;
 }
