@@ -159,6 +159,8 @@ describe("integrate", () => {
       output_tail: "1 failed",
     });
     expect(git(repo, "rev-parse", ws.integrationBranch)).toBe(before);
+    const integrationDir = join(repo, ".whilly", "worktrees", slugOf("Plan 1"), "_integration");
+    expect(git(integrationDir, "rev-parse", "HEAD")).toBe(before);
     // The next merge starts from the branch, not from the failed merge.
     const next = await doTask(ws, "B", { "b.txt": "B\n" });
     expect(next.merged.ok).toBe(true);
