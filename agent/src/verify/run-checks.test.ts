@@ -116,7 +116,7 @@ describe("runChecks", () => {
       WHILLY_WORKER_TOKEN: "worker-token-abcdefgh",
     };
     const step =
-      'echo "key=$SERVICE_API_KEY token=${WHILLY_WORKER_TOKEN:-none} mark=${WHILLY_ATTEMPT_ID:+set}"; exit 1';
+      'echo "key=$SERVICE_API_KEY token=$(printenv WHILLY_WORKER_TOKEN || echo none) mark=$(test -n "$WHILLY_ATTEMPT_ID" && echo set)"; exit 1';
     const result = await checks(dir, { steps: [step], env, secrets: ["extra-secret-1234"] });
     const tail = result.failing?.output_tail ?? "";
     expect(tail).not.toContain("sk-test-very-secret-value-42");
