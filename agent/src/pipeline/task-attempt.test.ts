@@ -168,6 +168,23 @@ describe("createTaskAttempt", () => {
     expect(git(repo, "rev-parse", ws.integrationBranch)).toBe(tip);
   });
 
+  it("runs two tasks at once in their own worktrees, and a dependent one starts with both results", async () => {
+    const { agent, repo, ws, run } = await pipeline((task) =>
+      task.id === "C" ? { files: { "c.txt": "c" } } : { files: { [`${task.id}.txt`]: task.id } },
+    );
+    const verify = plan({ verify: ["test -s README.md"] });
+    const [a, b] = await Promise.all([run(taskPayload("A"), verify), run(taskPayload("B"), verify)]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    expect(agent.calls[0]?.cwd).not.toBe(agent.calls[1]?.cwd);
+    const c = await run(
+      taskPayload("C", { dependencies: ["A", "B"], test_steps: ["test -f A.txt", "test -f B.txt"] }),
+    );
+    expect(c).toMatchObject({ ok: true, verification: "passed" });
+    expect(git(repo, "ls-tree", "--name-only", ws.integrationBranch)).toBe("A.txt\nB.txt\nREADME.md\nc.txt");
+    expect(await ws.finish()).toMatchObject({ fastForwarded: true, branch: "main" });
+    expect(readFileSync(join(repo, "c.txt"), "utf8")).toBe("c");
+  });
+
   it("runs the setup command in a new worktree and commits none of what it made", async () => {
     const { repo, ws, run } = await pipeline(() => ({ files: { "work.txt": "w" } }), {
       setup: "mkdir -p deps && echo lib > deps/lib.txt",

@@ -120,8 +120,14 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   run.report({ phase: "merge" });
   const merged = await mergeTask(ws, task, agent, run, shell, signal);
   if (signal.aborted) return stopped(agent);
-  if (!merged.ok) return judged(checked, merged.outcome);
+  if (!merged.ok) return judged(checked, withManualSteps(merged.outcome, checks.manualSteps));
   // A worktree left behind costs disk only; the work is merged.
   await ws.remove(task).catch(() => undefined);
   return judged({ ...checked, integration_commit: merged.commit }, done);
+}
+
+/** Keeps the steps found manual in a failure after the checks, so the retry does not run them again. */
+function withManualSteps(outcome: Outcome, manual: readonly string[]): Outcome {
+  if (outcome.ok || manual.length === 0) return outcome;
+  return { ...outcome, failure: { ...outcome.failure, manual_steps: manual } };
 }

@@ -107,7 +107,10 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   }
   await excludeWhillyDir(git, top);
   const commit = await commitArgs(git, top);
-  const lock = createMutex();
+  // Worktrees are added and removed one at a time, and merges go one at a time, but a merge's checks
+  // (minutes, maybe) never hold up another task's new worktree.
+  const admin = createMutex();
+  const merges = createMutex();
   const root = join(top, ".whilly", "worktrees", planSlug);
   const integrationDir = join(root, "_integration");
   const kept = (task: WorkspaceTask): KeptWorkspace => {
@@ -122,7 +125,7 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     userBranch,
     resumed,
     prepare: (task, { reuse }) =>
-      lock(async () => {
+      admin(async () => {
         const { dir, branch } = kept(task);
         if (reuse && (await isWorktreeAt(git, dir, `refs/heads/${branch}`))) {
           const base = await git.ok(top, ["merge-base", `refs/heads/${branch}`, `refs/heads/${integration}`]);
@@ -137,7 +140,7 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     recordSetup: (dir) => recordSetupPaths(git, dir),
     commitLeftovers: (dir, task) => commitLeftovers(git, dir, commit, task),
     integrate: (task, integrateOptions = {}) =>
-      lock(() =>
+      merges(() =>
         integrateBranch(
           { git, top, dir: integrationDir, integration, commitArgs: commit },
           task,
@@ -145,12 +148,14 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
           integrateOptions,
         ),
       ),
-    remove: (task) => lock(() => dropWorktree(git, top, kept(task).dir)),
+    remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
     keptPaths: kept,
     finish: () =>
-      lock(async () => {
-        await dropWorktree(git, top, integrationDir);
-        return takeWork({ git, top, integration, start, userBranch });
-      }),
+      merges(() =>
+        admin(async () => {
+          await dropWorktree(git, top, integrationDir);
+          return takeWork({ git, top, integration, start, userBranch });
+        }),
+      ),
   };
 }
