@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigurationError } from "@whilly/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { findRepository } from "./repo.js";
 import { slugOf } from "./slug.js";
 import { gitIn, isolatedGitEnv, makeGitRepo, removeScratch, scratch } from "./testing/git-repo.js";
 import { openWorkspaces } from "./workspaces.js";
@@ -39,6 +40,13 @@ describe("openWorkspaces", () => {
     await expect(opening).rejects.toMatchObject({
       hint: "make a first commit: git commit --allow-empty -m init",
     });
+  });
+
+  it("finds the repository holding a directory, and none outside git", async () => {
+    const repo = makeGitRepo(env);
+    mkdirSync(join(repo, "sub"));
+    expect(await findRepository(join(repo, "sub"), env)).toBe(realpathSync(repo));
+    expect(await findRepository(scratch(), env)).toBeUndefined();
   });
 
   it("refuses a directory outside git", async () => {
