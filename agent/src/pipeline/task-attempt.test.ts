@@ -40,7 +40,8 @@ async function pipeline(
     task: TaskPayload,
     p: PlanPayload | null = plan(),
     onActivity?: (p: AttemptProgress) => void,
-  ) => attempt({ task, plan: p, signal: new AbortController().signal, onActivity });
+    signal = new AbortController().signal,
+  ) => attempt({ task, plan: p, signal, onActivity });
   return { repo, ws, agent, run };
 }
 
@@ -212,6 +213,29 @@ describe("createTaskAttempt", () => {
     const result = await run(taskPayload("T", { test_steps: ["touch checked"] }));
     expect(result.limited).toEqual(limited);
     expect(result.detail.checks).toBeUndefined();
+  });
+});
+
+describe("createTaskAttempt stopped", () => {
+  it("hands the attempt back unjudged when the worker stops during the checks, ending the check", async () => {
+    const { ws, run } = await pipeline(() => ({ files: { "x.txt": "x" } }));
+    const task = taskPayload("T", { test_steps: ["echo $$ > check.pid; exec sleep 30"] });
+    const pidFile = join(ws.keptPaths(task).dir, "check.pid");
+    const stop = new AbortController();
+    const stopOnceRunning = async () => {
+      while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 20));
+      stop.abort();
+    };
+    const result = await run(
+      task,
+      plan(),
+      (p) => p.phase === "verify" && void stopOnceRunning(),
+      stop.signal,
+    );
+    expect(result.aborted).toBe(true);
+    expect(result.detail.checks).toBeUndefined();
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigurationError } from "@whilly/core";
 import { afterAll, describe, expect, it } from "vitest";
@@ -72,6 +72,18 @@ describe("openWorkspaces", () => {
     const again = await openWorkspaces({ repoDir: repo, planId: "Plan 1", env });
     expect(again.resumed).toBe(true);
   });
+
+  it("moves a resumed integration branch up to HEAD when the user took its work and went on", async () => {
+    const { repo, ws } = await setup();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    expect((await ws.finish()).fastForwarded).toBe(true);
+    writeFileSync(join(repo, "later.txt"), "later\n");
+    git(repo, "add", "later.txt");
+    git(repo, "commit", "-q", "-m", "more work");
+    const resumed = await openWorkspaces({ repoDir: repo, planId: "Plan 1", env });
+    expect(resumed.resumed).toBe(true);
+    expect(git(repo, "rev-parse", resumed.integrationBranch)).toBe(git(repo, "rev-parse", "HEAD"));
+  });
 });
 
 describe("a task's worktree", () => {
@@ -100,6 +112,15 @@ describe("a task's worktree", () => {
     const fresh = await ws.prepare(task("T"), { reuse: false });
     expect(fresh.reused).toBe(false);
     expect(existsSync(join(fresh.dir, "draft.txt"))).toBe(false);
+  });
+
+  it("is made anew when its directory was deleted by hand", async () => {
+    const { ws } = await setup();
+    const first = await ws.prepare(task("T"), { reuse: false });
+    rmSync(first.dir, { recursive: true, force: true });
+    const again = await ws.prepare(task("T"), { reuse: true });
+    expect(again).toMatchObject({ dir: first.dir, reused: false });
+    expect(existsSync(join(again.dir, "README.md"))).toBe(true);
   });
 
   it("commits leftovers with whilly's identity when the repository has none, setup's files left out", async () => {
