@@ -1,5 +1,5 @@
 import type { PlanPayload, TaskPayload } from "@whilly/core";
-import { type AttemptProgress, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
+import { type AttemptProgress, InvalidInput, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
 import { runChecks } from "../verify/run-checks.js";
 import type { AgentAttempt, RunAttempt } from "../worker/types.js";
 import { mergeTask } from "./merge.js";
@@ -18,11 +18,13 @@ import { decide, stepFailure } from "./verdict.js";
  * one's kept. With checks the checks decide; without, the agent's word (`unverified`). An unavailable,
  * rate-limited or stopped agent comes back as it is, unchecked. Phases go to `onActivity`
  * (`setup`, `agent`, `verify`, `merge`). The returned function never throws.
- * @throws TypeError when neither `workspaces` nor `cwd` is given.
+ * @throws InvalidInput (field `cwd`) when neither `workspaces` nor `cwd` is given.
  */
 export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
   if (options.workspaces === undefined && options.cwd === undefined) {
-    throw new TypeError("createTaskAttempt: give workspaces, or cwd to run tasks in place");
+    throw new InvalidInput("cwd", "createTaskAttempt needs workspaces, or cwd to run tasks in place", {
+      hint: "pass openWorkspaces(...) in a git repository, or the directory to run in as cwd",
+    });
   }
   return async ({ task, plan, signal, onActivity }) => {
     let progress: AttemptProgress = {};
