@@ -67,6 +67,7 @@ describe("createTaskAttempt", () => {
       agent_claimed: true,
       agent_reason: null,
       reason: "verification_failed",
+      message: "check `test -f out.txt` failed (exit 1)",
     });
     expect(result.detail.checks).toEqual([
       { step: "test -f out.txt", kind: "run", source: "test_step", exit_code: 1, ms: expect.any(Number) },
@@ -105,6 +106,7 @@ describe("createTaskAttempt", () => {
     const result = await run(taskPayload("T", { test_steps: ["no-such-checker-xyz"] }));
     expect(result).toMatchObject({ ok: false, reason: "max_turns" });
     expect(result.failure).toMatchObject({ reason: "max_turns", output_tail: "agent output" });
+    expect(result.detail.message).toBe("agent said max_turns");
     expect(result.failure?.manual_steps).toEqual(["no-such-checker-xyz"]);
   });
 
@@ -146,6 +148,7 @@ describe("createTaskAttempt", () => {
     });
     expect(conflict).toMatchObject({ ok: false, reason: "merge_conflict" });
     expect(conflict.detail.conflict_files).toEqual(["shared.txt"]);
+    expect(conflict.detail.message).toBe("merging into the integration branch conflicts: shared.txt");
     expect(conflict.failure?.output_tail).toContain("shared.txt");
     const retry = await run(retryOf(b, conflict));
     expect(agent.calls.at(-1)?.resumeSessionId).toBeUndefined();
