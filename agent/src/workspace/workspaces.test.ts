@@ -211,6 +211,14 @@ describe("finish", () => {
     expect(git(repo, "worktree", "list", "--porcelain")).not.toContain("_integration");
   });
 
+  it("fast-forwards past an untracked file of the user's that the work does not touch", async () => {
+    const { repo, ws } = await setup();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    writeFileSync(join(repo, "plan.json"), "{}\n");
+    expect(await ws.finish()).toMatchObject({ fastForwarded: true });
+    expect(readFileSync(join(repo, "plan.json"), "utf8")).toBe("{}\n");
+  });
+
   it("leaves a dirty tree alone and says which command takes the work", async () => {
     const { repo, ws } = await setup();
     await doTask(ws, "A", { "a.txt": "A\n" });
