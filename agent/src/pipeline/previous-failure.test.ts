@@ -39,5 +39,7 @@ describe("mayReuse", () => {
     expect(mayReuse(failure("merge_conflict"), "w1")).toBe(false);
     expect(mayReuse(failure("setup_failed"), "w1")).toBe(false);
     expect(mayReuse(undefined, "w1")).toBe(false);
+    expect(mayReuse(failure("verification_failed", "w2"), ["w1", "w2"])).toBe(true);
+    expect(mayReuse({ attempt: 1, reason: "verification_failed" }, "w1")).toBe(false);
   });
 });

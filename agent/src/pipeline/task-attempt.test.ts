@@ -210,6 +210,27 @@ describe("createTaskAttempt", () => {
     expect(agent.calls).toHaveLength(0);
   });
 
+  it("continues a rate-limited attempt's worktree and session when the task comes back", async () => {
+    const limited = { message: "429", until: undefined };
+    const { agent, run } = await pipeline((_task, call) =>
+      call === 1 ? { files: { "half.txt": "h" }, ok: false, limited } : { files: { "rest.txt": "r" } },
+    );
+    const task = taskPayload("T", { test_steps: ["test -f half.txt", "test -f rest.txt"] });
+    expect((await run(task)).limited).toEqual(limited);
+    const again = await run(task);
+    expect(again).toMatchObject({ ok: true, verification: "passed" });
+    expect(agent.calls[1]).toMatchObject({ cwd: agent.calls[0]?.cwd, resumeSessionId: "session-T-1" });
+  });
+
+  it("reuses a worktree another local slot kept", async () => {
+    const { agent, run } = await pipeline(() => ({ files: { "a.txt": "a" } }), { localWorkerIds: ["w2"] });
+    const task = taskPayload("T", { test_steps: ["test -f b.txt"] });
+    const first = await run(task);
+    const retry = await run(retryOf(task, first, "w2"));
+    expect(retry.detail).toMatchObject({ reused: true });
+    expect(agent.calls[1]?.resumeSessionId).toBe("session-T-1");
+  });
+
   it("hands a rate-limited agent's attempt back as it is, without checks", async () => {
     const limited = { message: "You've hit your limit", until: undefined };
     const { run } = await pipeline(() => ({ ok: false, reason: "rate_limited", limited }));

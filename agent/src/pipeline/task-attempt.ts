@@ -2,6 +2,7 @@ import type { PlanPayload, TaskPayload } from "@whilly/core";
 import { type AttemptProgress, InvalidInput, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
 import { runChecks } from "../verify/run-checks.js";
 import type { AgentAttempt, RunAttempt } from "../worker/types.js";
+import { rememberInterrupted, takeInterrupted } from "./interrupted.js";
 import { mergeTask } from "./merge.js";
 import type { TaskAttemptOptions } from "./options.js";
 import { openPlace, type Place } from "./place.js";
@@ -38,6 +39,11 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
     if (place.kind === "stopped") return stopped(undefined);
     if (place.kind === "failed") return attemptOf(undefined, failed(place.failure, place.detail));
     const resumable = place.prepared === undefined ? run.reuse : place.prepared.reused;
+    const session = resumable
+      ? run.interrupted
+        ? run.interrupted.sessionId
+        : run.previous?.session_id
+      : undefined;
 
     report({ phase: "agent" });
     const agent = await options.runAgent({
@@ -45,11 +51,14 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
       plan,
       cwd: place.dir,
       signal,
-      resumeSessionId: resumable ? run.previous?.session_id : undefined,
+      resumeSessionId: session,
       previousFailure: run.previous,
       onActivity: (update) => report({ ...update, phase: "agent" }),
     });
-    if (agent.unavailable || agent.limited || agent.aborted || signal.aborted) return agent;
+    if (agent.unavailable || agent.limited || agent.aborted || signal.aborted) {
+      if (options.workspaces) rememberInterrupted(options.workspaces, task.id, agent.sessionId ?? session);
+      return agent;
+    }
     return judge(run, place, agent);
   };
 }
@@ -65,9 +74,12 @@ type Run = {
 
 function planned(options: TaskAttemptOptions, task: TaskPayload, plan: PlanPayload | null) {
   const previous = previousFailureOf(task);
+  const interrupted = options.workspaces && takeInterrupted(options.workspaces, task.id);
   return {
     previous,
-    reuse: mayReuse(previous, options.workerId),
+    interrupted,
+    reuse:
+      interrupted !== undefined || mayReuse(previous, [options.workerId, ...(options.localWorkerIds ?? [])]),
     verify: options.verify ?? plan?.verify ?? [],
     setup: options.setup ?? plan?.setup ?? undefined,
     shell: {
