@@ -198,6 +198,20 @@ describe("createTaskAttempt", () => {
     expect(git(repo, "ls-tree", "-r", "--name-only", ws.integrationBranch)).toBe("README.md\nwork.txt");
   });
 
+  it("sets the merge worktree up once, and what setup made there survives later merges", async () => {
+    const { repo, run } = await pipeline((task) => ({ files: { [`${task.id}.txt`]: task.id } }), {
+      setup: "mkdir -p deps && echo lib > deps/lib.txt && echo x >> ../setup-runs",
+    });
+    const verify = plan({ verify: ["test -f deps/lib.txt"] });
+    expect((await run(taskPayload("A"), verify)).ok).toBe(true);
+    expect((await run(taskPayload("B"), verify)).ok).toBe(true);
+    const c = await run(taskPayload("C"), verify);
+    expect(c).toMatchObject({ ok: true, verification: "passed" });
+    // One setup per task worktree, one for the merge worktree.
+    const runs = readFileSync(join(repo, ".whilly", "worktrees", "p", "setup-runs"), "utf8");
+    expect(runs).toBe("x\n".repeat(4));
+  });
+
   it("fails setup_failed when the setup command fails, before the agent runs", async () => {
     const { agent, run } = await pipeline(() => ({}), { setup: "echo cannot install >&2; exit 4" });
     const result = await run(taskPayload("T", { test_steps: ["true"] }));
