@@ -101,13 +101,16 @@ export async function excludeWhillyDir(git: GitRunner, top: string): Promise<voi
   await appendFile(exclude, `${separator}# whilly's worktrees and embedded store\n/.whilly/\n`);
 }
 
-/** True when `dir` is the top of a worktree of this repository whose HEAD is `ref` (or detached, for `undefined`). */
-export async function isWorktreeAt(git: GitRunner, dir: string, ref: string | undefined): Promise<boolean> {
+/**
+ * True when `dir` is the top of a worktree of this repository whose HEAD is as `head` says: `detached`,
+ * or `any` (whatever the agent checked out).
+ */
+export async function isWorktreeAt(git: GitRunner, dir: string, head: "detached" | "any"): Promise<boolean> {
   if (!existsSync(dir)) return false;
   const top = await git.run(dir, ["rev-parse", "--show-toplevel"]);
   if (top.code !== 0 || !samePath(top.stdout.trim(), dir)) return false;
-  const head = await git.run(dir, ["symbolic-ref", "-q", "HEAD"]);
-  return ref === undefined ? head.code !== 0 : head.code === 0 && head.stdout.trim() === ref;
+  if (head === "any") return true;
+  return (await git.run(dir, ["symbolic-ref", "-q", "HEAD"])).code !== 0;
 }
 
 /** Removes the worktree at `dir` (its branch stays) and whatever is left of the directory. */

@@ -138,6 +138,21 @@ describe("a task's worktree", () => {
     expect(await ws.commitLeftovers(dir, task("T-1"))).toBeUndefined();
   });
 
+  it("merges the work of an agent that switched to a branch of its own", async () => {
+    const { repo, ws } = await setup();
+    const { dir } = await ws.prepare(task("T"), { reuse: false });
+    git(dir, "checkout", "-q", "-b", "agent/feature");
+    writeFileSync(join(dir, "feature.txt"), "f\n");
+    git(dir, "add", "feature.txt");
+    git(dir, "commit", "-q", "-m", "agent's commit");
+    writeFileSync(join(dir, "left.txt"), "l\n");
+    await ws.commitLeftovers(dir, task("T"));
+    expect((await ws.integrate(task("T"))).ok).toBe(true);
+    expect(git(repo, "ls-tree", "--name-only", ws.integrationBranch)).toBe(
+      "README.md\nfeature.txt\nleft.txt",
+    );
+  });
+
   it("commits with the repository's own identity when it has one", async () => {
     const { ws } = await setup();
     const { dir } = await ws.prepare(task("T"), { reuse: false });

@@ -66,7 +66,10 @@ export type Workspaces = {
   prepare(task: WorkspaceTask, options: { readonly reuse: boolean }): Promise<PreparedWorkspace>;
   /** Records what the setup command made in `dir`, so {@link Workspaces.commitLeftovers} leaves it out. */
   recordSetup(dir: string): Promise<readonly string[]>;
-  /** Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. */
+  /**
+   * Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. The
+   * task's branch is moved to the worktree's HEAD, should the agent have switched branches.
+   */
   commitLeftovers(dir: string, task: WorkspaceTask): Promise<string | undefined>;
   /** Merges the task's branch into the integration branch, one task at a time (see `integrateBranch`). */
   integrate(task: WorkspaceTask, options?: IntegrateOptions): Promise<IntegrationResult>;
@@ -127,8 +130,8 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     prepare: (task, { reuse }) =>
       admin(async () => {
         const { dir, branch } = kept(task);
-        if (reuse && (await isWorktreeAt(git, dir, `refs/heads/${branch}`))) {
-          const base = await git.ok(top, ["merge-base", `refs/heads/${branch}`, `refs/heads/${integration}`]);
+        if (reuse && (await isWorktreeAt(git, dir, "any"))) {
+          const base = await git.ok(dir, ["merge-base", "HEAD", `refs/heads/${integration}`]);
           return { dir, branch, base: base.trim(), reused: true };
         }
         await dropWorktree(git, top, dir);
@@ -138,7 +141,16 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
         return { dir, branch, base, reused: false };
       }),
     recordSetup: (dir) => recordSetupPaths(git, dir),
-    commitLeftovers: (dir, task) => commitLeftovers(git, dir, commit, task),
+    commitLeftovers: async (dir, task) => {
+      const sha = await commitLeftovers(git, dir, commit, task);
+      // An agent that switched to a branch of its own (or detached HEAD) left its work there: the task's
+      // branch, which is what gets merged, follows the worktree's HEAD.
+      const head = (await git.ok(dir, ["rev-parse", "HEAD"])).trim();
+      const branch = kept(task).branch;
+      if ((await branchTip(git, top, branch)) !== head)
+        await git.ok(top, ["update-ref", `refs/heads/${branch}`, head]);
+      return sha;
+    },
     integrate: (task, integrateOptions = {}) =>
       merges(() =>
         integrateBranch(
