@@ -269,6 +269,19 @@ describe("finish", () => {
     expect(git(repo, "rev-parse", "main")).toBe(ws.startCommit);
   });
 
+  it("never fast-forwards a run started on a detached HEAD", async () => {
+    const repo = makeGitRepo(env);
+    git(repo, "checkout", "-q", "--detach");
+    const ws = await openWorkspaces({ repoDir: repo, planId: "p", env });
+    expect(ws.userBranch).toBeUndefined();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    expect(await ws.finish()).toEqual({
+      fastForwarded: false,
+      command: "git merge --ff-only whilly/p",
+      why: "HEAD was detached when the run started",
+    });
+  });
+
   it("has nothing to do when no task was merged", async () => {
     const { ws } = await setup();
     expect(await ws.finish()).toMatchObject({ fastForwarded: false, command: undefined });
