@@ -232,15 +232,26 @@ function storedInstructions(row: PlanRow): JsonObject {
   return joinInstructions(lines, kept);
 }
 
-/** A plan made by `plan create`: no instructions and no extra fields yet. */
+/** A plan made by `plan create`: no instructions, checks, setup or extra fields yet. */
 function isBlank(row: PlanRow): boolean {
-  return Object.keys(storedInstructions(row)).length === 0 && Object.keys(row.extra).length === 0;
+  return (
+    Object.keys(storedInstructions(row)).length === 0 &&
+    Object.keys(row.extra).length === 0 &&
+    row.verify.length === 0 &&
+    row.setup === null
+  );
 }
 
 async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
   const [row] = await tx
     .update(plans)
-    .set({ agentInstructions: copyInstructions(plan), extra: plan.extra, ...attemptSettings(plan) })
+    .set({
+      agentInstructions: copyInstructions(plan),
+      extra: plan.extra,
+      ...attemptSettings(plan),
+      // An attempt limit `--max-attempts` stored stays unless the file names one.
+      ...(plan.maxAttempts === undefined ? { maxAttempts: undefined } : {}),
+    })
     .where(eq(plans.id, plan.id))
     .returning();
   if (!row) throw new Error(`plan '${plan.id}' vanished while locked`);
