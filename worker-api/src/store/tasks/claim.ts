@@ -8,12 +8,13 @@ import {
   targetOf,
 } from "@whilly/core";
 import { attemptCosts, events, plans, tasks } from "@whilly/schema";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { leaseUntil } from "../lease.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { toPlanRecord, toTaskRecord } from "../rows.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
+import { lockKeyFiles } from "./key-file-locks.js";
 
 /** What a claim asks for; `bearer`, when given, must still be stored for `workerId` (see {@link PresentedBearer}). */
 export type ClaimInput = {
@@ -37,12 +38,11 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * Claims the most urgent ready task of a plan for `workerId`: `PENDING`, no unfinished dependency, plan
  * spend strictly under its budget (a budget of 0 blocks every claim), a retry's `not_before` passed
  * (database clock), no task of the plan in flight sharing one of its `key_files`; ordered by priority
- * then id; rows
- * another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent claimers never wait on or
- * take the same task. Sets the lease to now + `leaseMs` by the database clock and writes `CLAIM`
- * `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same statement,
- * counting an attempt and writing `START` `{version}` with the second version bump, exactly as a
- * separate start would (`start.ts`).
+ * then id; rows another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent claimers
+ * never wait on or take the same task. Sets the lease to now + `leaseMs` by the database clock and
+ * writes `CLAIM` `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same
+ * statement, counting an attempt and writing `START` `{version}` with the second version bump, exactly
+ * as a separate start would (`start.ts`).
  *
  * In a plan with a budget, the claim also reserves the attempt's likely cost on the plan row, and is
  * refused when spend + reservations + this reservation would pass the budget (docs/claim.md gives the
@@ -51,8 +51,13 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * The budget check, the pick, the update and the event inserts are one statement, so it is atomic
  * without a transaction of its own: a claim costs one round trip instead of six (BEGIN, plan read,
  * update, event insert, COMMIT), and round trips, one socket write each, were the control plane's
- * main cost per task. A task naming key files is claimed by a second run of the statement under the
- * plan's key-file lock, in a transaction (docs/claim.md, "Key-file locks").
+ * main cost per task. When the pick names key files, that statement claims nothing and reports the
+ * files; the claim then runs in a transaction that takes one advisory lock per (plan, file) for them,
+ * in ascending key order ({@link lockKeyFiles}), and runs the statement again, now allowed to claim a
+ * task whose key files are all locked (or one with none). When it finds only a keyed task outside the
+ * locked files, it tries again with that task's files, at most {@link KEY_FILE_ROUNDS} times, then
+ * answers `undefined` (nothing ready this time; the long poll rechecks). Claims of tasks with disjoint
+ * key files take disjoint locks and never wait on each other (docs/claim.md, "Key-file locks").
  * @returns the claimed task with its plan (read in the same statement), or `undefined` when none is
  *   ready or the budget is spent.
  * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:
@@ -61,42 +66,61 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  */
 export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedWithPlan | undefined> {
   assertLeaseMs(input.leaseMs);
-  const first = await claimStatement(db, input, false);
-  if (first !== NEEDS_LOCK) return first;
-  // The most urgent ready task names key files: claim again under the plan's key-file lock, whose
-  // holder commits before it lets go, so this statement's snapshot sees every keyed claim before it.
-  return db.transaction(async (tx) => {
-    await tx.execute(
-      sql`SELECT pg_advisory_xact_lock(${KEY_FILE_LOCK_SPACE}::integer, hashtext(${input.planId}::text))`,
-    );
-    const locked = await claimStatement(tx, input, true);
-    return locked === NEEDS_LOCK ? undefined : locked;
-  });
+  let answer = await claimStatement(db, input, undefined);
+  for (let round = 0; round < KEY_FILE_ROUNDS && isNeedsLocks(answer); round++) {
+    const files = answer.files;
+    // Each round locks the files it needs from scratch, in key order: adding a lock to those already
+    // held could wait in another order than a concurrent claim and deadlock.
+    answer = await db.transaction(async (tx) => {
+      await lockKeyFiles(tx, input.planId, files);
+      return claimStatement(tx, input, files);
+    });
+  }
+  return isNeedsLocks(answer) ? undefined : answer;
 }
 
 /**
- * The first key of the two-key advisory lock a keyed claim takes (the second is the plan id's hash):
- * "WHLY", so whilly's locks stay apart from any other application's on the same database.
+ * How many times a claim takes key-file locks before it answers nothing: a second round is needed
+ * only when the task it locked for was taken meanwhile and the next ready one names other files.
  */
-const KEY_FILE_LOCK_SPACE = 0x57484c59;
+const KEY_FILE_ROUNDS = 3;
 
-/** The answer of a claim statement run without the key-file lock that picked a task naming key files. */
-const NEEDS_LOCK = Symbol("needs key-file lock");
+/** A claim statement that claimed nothing because the task to claim names `files`, not all locked. */
+type NeedsLocks = { readonly needsLocks: true; readonly files: readonly string[] };
+
+function isNeedsLocks(answer: ClaimedWithPlan | NeedsLocks | undefined): answer is NeedsLocks {
+  return answer !== undefined && "needsLocks" in answer;
+}
 
 /**
- * The claim as one statement. `locked`: the caller holds the plan's key-file lock, so a task naming key
- * files may be claimed; without it such a pick claims nothing and answers {@link NEEDS_LOCK}.
+ * The claim as one statement. `locked`: the key files whose locks the caller holds, or `undefined`
+ * when it holds none. Without locks the pick is the most urgent ready task, claimed only if it names
+ * no key file, else reported as {@link NeedsLocks}. With locks the pick is the most urgent ready task
+ * naming no key file or only locked ones; when there is none, the most urgent ready task naming
+ * another file is reported as {@link NeedsLocks}.
  */
 async function claimStatement(
   db: Db,
   input: ClaimInput,
-  locked: boolean,
-): Promise<ClaimedWithPlan | undefined | typeof NEEDS_LOCK> {
+  locked: readonly string[] | undefined,
+): Promise<ClaimedWithPlan | NeedsLocks | undefined> {
   const start = input.start === true;
+  const lockedFiles = locked === undefined ? undefined : JSON.stringify(locked);
+  const claimable = (t: SQL) =>
+    lockedFiles === undefined ? sql`true` : sql`(${t}.key_files <@ ${lockedFiles}::jsonb)`;
   // CLAIM (and START) rows come from the update's RETURNING, in this order, so their ids ascend as
   // separate inserts' would. The plan CTE is read once by the pick and once by the answer.
-  // A keyed task is claimed only under the lock; without it nothing below the pick writes.
-  const lockHeld = locked ? sql`true` : sql`NOT picked.keyed`;
+  // Without locks, nothing below the pick writes for a keyed task.
+  const lockHeld = lockedFiles === undefined ? sql`NOT picked.keyed` : sql`true`;
+  // The files the next round must lock: the keyed pick's (no locks held), or, when the locked files
+  // let nothing be picked, the most urgent ready task's outside them.
+  const wanted =
+    lockedFiles === undefined
+      ? sql`(SELECT key_files FROM picked WHERE keyed)`
+      : sql`(SELECT n.key_files FROM ${tasks} n
+          WHERE NOT EXISTS (SELECT 1 FROM picked) AND ${ready(sql`n`, input.planId)}
+            AND NOT (n.key_files <@ ${lockedFiles}::jsonb)
+          ORDER BY n.priority_rank, n.id LIMIT 1)`;
   const startEvent = start
     ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version))`
     : sql``;
@@ -106,16 +130,8 @@ async function claimStatement(
     ), plan AS MATERIALIZED (
       SELECT * FROM ${plans} WHERE id = ${input.planId}
     ), picked AS MATERIALIZED (
-      SELECT t.plan_id, t.id, t.key_files <> '[]'::jsonb AS keyed FROM ${tasks} t
-      WHERE t.plan_id = ${input.planId} AND t.status IN (${CLAIMABLE}) AND t.unfinished_deps = 0
-        AND (t.not_before IS NULL OR t.not_before <= now())
-        AND (t.key_files = '[]'::jsonb OR NOT EXISTS (
-          SELECT 1 FROM ${tasks} f
-          WHERE f.plan_id = ${input.planId} AND f.claimed_by IS NOT NULL
-            AND f.key_files ?| ARRAY(SELECT jsonb_array_elements_text(t.key_files))
-        ))
-        AND (SELECT ok FROM held)
-        AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)
+      SELECT t.plan_id, t.id, t.key_files, t.key_files <> '[]'::jsonb AS keyed FROM ${tasks} t
+      WHERE ${ready(sql`t`, input.planId)} AND ${claimable(sql`t`)}
       ORDER BY t.priority_rank, t.id
       LIMIT 1
       FOR UPDATE SKIP LOCKED
@@ -162,8 +178,7 @@ async function claimStatement(
       ) AS e(ord, event_type, payload)
       ORDER BY e.ord
     )
-    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS},
-      COALESCE((SELECT keyed FROM picked), false) AS keyed
+    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}, ${wanted} AS wanted_files
     FROM held LEFT JOIN plan ON true LEFT JOIN claimed ON true
   `);
   const [raw] = rawRows(result);
@@ -171,8 +186,27 @@ async function claimStatement(
   const plan = fromPrefixed(plans, raw, "p_");
   if (!plan) throw new PlanNotFound(input.planId);
   const task = fromPrefixed(tasks, raw, "t_");
-  if (!task) return !locked && raw.keyed === true ? NEEDS_LOCK : undefined;
-  return { task: toTaskRecord(task), plan: toPlanRecord(plan) };
+  if (task) return { task: toTaskRecord(task), plan: toPlanRecord(plan) };
+  if (raw.wanted_files === null || raw.wanted_files === undefined) return undefined;
+  // Decoded as the column decodes it: drivers differ in how they hand back jsonb.
+  return { needsLocks: true, files: tasks.keyFiles.mapFromDriverValue(raw.wanted_files) as string[] };
+}
+
+/**
+ * The pick's conditions on task `t` of plan `planId`, bar the key-file locks: claimable status, no
+ * unfinished dependency, a retry's `not_before` passed, no task of the plan in flight sharing a key
+ * file, the bearer held and the budget not spent.
+ */
+function ready(t: SQL, planId: string): SQL {
+  return sql`${t}.plan_id = ${planId} AND ${t}.status IN (${CLAIMABLE}) AND ${t}.unfinished_deps = 0
+    AND (${t}.not_before IS NULL OR ${t}.not_before <= now())
+    AND (${t}.key_files = '[]'::jsonb OR NOT EXISTS (
+      SELECT 1 FROM ${tasks} f
+      WHERE f.plan_id = ${planId} AND f.claimed_by IS NOT NULL
+        AND f.key_files ?| ARRAY(SELECT jsonb_array_elements_text(${t}.key_files))
+    ))
+    AND (SELECT ok FROM held)
+    AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)`;
 }
 
 /** {@link claimWithPlan} without the plan: the `TaskStore` port's claim. */
