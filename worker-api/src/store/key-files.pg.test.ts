@@ -1,7 +1,9 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 import { plan, task } from "./contract/helpers.contract.js";
 import type { Store } from "./store.js";
+import { KEY_FILE_LOCK_SPACE, keyFileLockKey } from "./tasks/key-file-locks.js";
 import { openPostgresFixture, type StoreFixture } from "./testing/fixtures.js";
 
 const CLAIMERS = 24;
@@ -57,6 +59,22 @@ async function claimer(store: Store, workerId: string, run: Holdings): Promise<v
   }
 }
 
+/** Whether some connection holds the key-file lock of `file` in plan `planId` (seen from `client`). */
+async function keyFileLockHeld(client: pg.Client, planId: string, file: string): Promise<boolean> {
+  const result = await client.query(
+    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND classid = $1 AND objid = $2`,
+    [KEY_FILE_LOCK_SPACE, keyFileLockKey(planId, file) >>> 0],
+  );
+  return result.rowCount === 1;
+}
+
+/** Polls `check` until it holds (the test's timeout bounds the wait). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /**
  * Many claimers on real Postgres connections: two tasks sharing a key file are never in flight at
  * once, however the claims interleave (the plan's key-file lock, docs/claim.md).
@@ -90,5 +108,34 @@ describe.skipIf(!postgresAvailable())("Postgres key-file locks", () => {
     expect(done).toBe(TASKS);
     // Tasks without a common file did run side by side.
     expect(most).toBeGreaterThan(1);
+  });
+
+  it("a claim holding its key files' locks does not hold up the claim of a task with other files", async () => {
+    const store = await fixture.fresh();
+    await store.importPlan(
+      plan("p", [task("A", { keyFiles: ["src/a.ts"] }), task("B", { keyFiles: ["src/b.ts", "src/c.ts"] })]),
+    );
+    await store.upsertWorker({ workerId: "w1", hostname: "h" });
+    await store.upsertWorker({ workerId: "w2", hostname: "h" });
+    const blocker = new pg.Client({ connectionString: database.url });
+    await blocker.connect();
+    try {
+      // Locking w1's row stops w1's claim at its foreign-key check, after it took its file's lock.
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM workers WHERE worker_id = 'w1' FOR UPDATE");
+      const first = store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      await until(() => keyFileLockHeld(blocker, "p", "src/a.ts"));
+
+      const second = await store.claim({ planId: "p", workerId: "w2", leaseMs: 60_000 });
+      expect(second?.id).toBe("B");
+      // The first claim still holds src/a.ts: both held their locks at once.
+      expect(await keyFileLockHeld(blocker, "p", "src/a.ts")).toBe(true);
+
+      await blocker.query("COMMIT");
+      expect((await first)?.id).toBe("A");
+      expect(await keyFileLockHeld(blocker, "p", "src/a.ts")).toBe(false);
+    } finally {
+      await blocker.end();
+    }
   });
 });
