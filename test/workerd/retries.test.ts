@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from "vitest";
 import { call, register, withStore } from "./support.js";
 
 describe.skipIf(!inject("workerdDatabaseUrl"))("key-file locks and retries on the Worker", () => {
-  it("claims keyed tasks under the plan's lock through the Neon driver, and a failed attempt waits to retry", async () => {
+  it("claims keyed tasks under key-file locks through the Neon driver, and a failed attempt waits to retry", async () => {
     const planId = `plan-${crypto.randomUUID().slice(0, 8)}`;
     const file = (id: string, keyFiles: string[]) => ({
       id,

@@ -59,15 +59,23 @@ async function claimer(store: Store, workerId: string, run: Holdings): Promise<v
   }
 }
 
-/** Whether some connection holds the key-file lock of `file` in plan `planId` (seen from `client`). */
-async function keyFileLockHeld(client: pg.Client, planId: string, file: string): Promise<boolean> {
+/**
+ * Whether some connection holds (`granted`) or waits for the key-file lock of `file` in plan `planId`,
+ * as `client` sees `pg_locks`.
+ */
+async function keyFileLock(
+  client: pg.Client,
+  planId: string,
+  file: string,
+  granted = true,
+): Promise<boolean> {
   const result = await client.query(
-    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted = $3 AND objsubid = 2
        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
        AND classid = $1 AND objid = $2`,
-    [KEY_FILE_LOCK_SPACE, keyFileLockKey(planId, file) >>> 0],
+    [KEY_FILE_LOCK_SPACE, keyFileLockKey(planId, file) >>> 0, granted],
   );
-  return result.rowCount === 1;
+  return (result.rowCount ?? 0) > 0;
 }
 
 /** Polls `check` until it holds (the test's timeout bounds the wait). */
@@ -124,18 +132,49 @@ describe.skipIf(!postgresAvailable())("Postgres key-file locks", () => {
       await blocker.query("BEGIN");
       await blocker.query("SELECT 1 FROM workers WHERE worker_id = 'w1' FOR UPDATE");
       const first = store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
-      await until(() => keyFileLockHeld(blocker, "p", "src/a.ts"));
+      await until(() => keyFileLock(blocker, "p", "src/a.ts"));
 
       const second = await store.claim({ planId: "p", workerId: "w2", leaseMs: 60_000 });
       expect(second?.id).toBe("B");
       // The first claim still holds src/a.ts: both held their locks at once.
-      expect(await keyFileLockHeld(blocker, "p", "src/a.ts")).toBe(true);
+      expect(await keyFileLock(blocker, "p", "src/a.ts")).toBe(true);
 
       await blocker.query("COMMIT");
       expect((await first)?.id).toBe("A");
-      expect(await keyFileLockHeld(blocker, "p", "src/a.ts")).toBe(false);
+      expect(await keyFileLock(blocker, "p", "src/a.ts")).toBe(false);
     } finally {
       await blocker.end();
+    }
+  });
+
+  it("a claim whose task was taken while it waited for the file's lock claims the next one", async () => {
+    const store = await fixture.fresh();
+    await store.importPlan(
+      plan("p", [task("A", { keyFiles: ["src/a.ts"] }), task("B", { keyFiles: ["src/b.ts"] })]),
+    );
+    await store.upsertWorker({ workerId: "w1", hostname: "h" });
+    await store.upsertWorker({ workerId: "w2", hostname: "h" });
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      // Another claimer of A, holding src/a.ts's lock between its lock and its commit.
+      await other.query("BEGIN");
+      await other.query("SELECT pg_advisory_xact_lock($1, $2)", [
+        KEY_FILE_LOCK_SPACE,
+        keyFileLockKey("p", "src/a.ts"),
+      ]);
+      const claim = store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
+      await until(() => keyFileLock(other, "p", "src/a.ts", false));
+      await other.query(
+        `UPDATE tasks SET status = 'CLAIMED', claimed_by = 'w2', claimed_at = now(),
+           lease_expires_at = now() + interval '1 hour', version = version + 1
+         WHERE plan_id = 'p' AND id = 'A'`,
+      );
+      await other.query("COMMIT");
+      // Under src/a.ts's lock it finds A taken and B outside its locks: it locks src/b.ts and claims B.
+      expect((await claim)?.id).toBe("B");
+    } finally {
+      await other.end();
     }
   });
 });
