@@ -26,7 +26,7 @@ async function deadlocks(url: string): Promise<number> {
 
 /**
  * Half the tasks name a key file of their own, so both claim paths run: the one statement for tasks
- * without key files, and the transaction under the plan's key-file lock (docs/claim.md).
+ * without key files, and the transaction under the task's key-file locks (docs/claim.md).
  */
 function keyFilesOf(id: string, i: number): string[] {
   return i % 2 === 0 ? [] : [`src/${id}.ts`];

@@ -85,7 +85,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 /**
  * Many claimers on real Postgres connections: two tasks sharing a key file are never in flight at
- * once, however the claims interleave (the plan's key-file lock, docs/claim.md).
+ * once, however the claims interleave (the claim's per-file locks, docs/claim.md).
  */
 describe.skipIf(!postgresAvailable())("Postgres key-file locks", () => {
   let database: TestDatabase;
