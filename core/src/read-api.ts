@@ -32,12 +32,17 @@ export type PlanListResponse = z.infer<typeof planListResponseSchema>;
 
 /**
  * `GET /api/v1/plans/{id}` 200 body: the summary plus whilly 4.x's `github_issue_ref` and `prd_file`
- * (always `null` until plans record them) and the agent instructions of the plan file.
+ * (always `null` until plans record them), the agent instructions of the plan file, and its checks:
+ * `verify` (commands, `[]` when none), `setup` (a command, `null` when none) and `max_attempts` (the
+ * plan's own limit, `null` when unset: tasks then get theirs or 3).
  */
 export const planDetailResponseSchema = planSummaryPayloadSchema.extend({
   github_issue_ref: z.string().nullable(),
   prd_file: z.string().nullable(),
   agent_instructions: z.record(z.string(), z.array(z.string())),
+  verify: z.array(z.string()),
+  setup: z.string().nullable(),
+  max_attempts: z.number().int().positive().nullable(),
 });
 export type PlanDetailResponse = z.infer<typeof planDetailResponseSchema>;
 

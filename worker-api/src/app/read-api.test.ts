@@ -150,9 +150,37 @@ describe("the read API", () => {
       github_issue_ref: null,
       prd_file: null,
       agent_instructions: { before: [], after: [] },
+      verify: [],
+      setup: null,
+      max_attempts: null,
     });
     expect(plan.counts.DONE).toBe(1);
     expect(Date.parse(plan.created_at)).not.toBeNaN();
+  });
+
+  it("shows a plan's verify commands, setup command and attempt limit", async () => {
+    await store.importPlan(
+      parsePlanObject(
+        {
+          plan_id: "checked",
+          project: "Checked",
+          verify: ["npm run lint", "npm test"],
+          setup: "npm ci",
+          max_attempts: 5,
+          tasks: [{ id: "A", status: "pending", priority: "high", description: "first" }],
+        },
+        "test",
+      ),
+    );
+    const reply = await get("/api/v1/plans/checked");
+    expect(planDetailResponseSchema.parse(reply.body)).toMatchObject({
+      verify: ["npm run lint", "npm test"],
+      setup: "npm ci",
+      max_attempts: 5,
+    });
+    // `whilly run --max-attempts` overrides the plan's limit, and the detail shows the stored one.
+    await store.setPlanMaxAttempts("checked", 2);
+    expect((await get("/api/v1/plans/checked")).body.max_attempts).toBe(2);
   });
 
   it("lists a plan's tasks", async () => {

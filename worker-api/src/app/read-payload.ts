@@ -22,7 +22,10 @@ export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
   };
 }
 
-/** `GET /api/v1/plans/{id}`: the summary plus whilly 4.x's plan fields and the agent instructions. */
+/**
+ * `GET /api/v1/plans/{id}`: the summary plus whilly 4.x's plan fields, the agent instructions, and
+ * the plan's `verify`, `setup` and own `max_attempts` (`null` when unset, not the default applied).
+ */
 export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
   return {
     ...toPlanSummaryPayload(plan),
@@ -30,6 +33,9 @@ export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
     github_issue_ref: null,
     prd_file: null,
     agent_instructions: instructionsPayload(plan.agentInstructions),
+    verify: [...(plan.verify ?? [])],
+    setup: plan.setup ?? null,
+    max_attempts: plan.maxAttempts ?? null,
   };
 }
 
