@@ -69,9 +69,20 @@ describe("claudeEnv", () => {
       WHILLY_WORKER_TOKEN: "t",
       WHILLY_WORKER_BOOTSTRAP_TOKEN: "b",
       WHILLY_TOKEN_SECRET: "s",
+      WHILLY_ADMIN_TOKEN: "admin",
+      WHILLY_READ_TOKEN: "r",
+      WHILLY_SOME_API_KEY: "k",
+      WHILLY_REPLICA_DATABASE_URL: "postgres://u:pw@h/r",
       WHILLY_MODEL: "m",
+      WHILLY_TOKENIZER: "kept: not a credential word",
+      WHILLY_HEARTBEAT_INTERVAL: "30s",
     };
-    expect(claudeEnv(parent, s)).toEqual({ A: "1", WHILLY_MODEL: "m" });
+    expect(claudeEnv(parent, s)).toEqual({
+      A: "1",
+      WHILLY_MODEL: "m",
+      WHILLY_TOKENIZER: "kept: not a credential word",
+      WHILLY_HEARTBEAT_INTERVAL: "30s",
+    });
   });
 
   it("passes the environment through unchanged without a proxy", () => {

@@ -47,7 +47,7 @@ export function claudeEnv(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && !WHILLY_SECRETS.includes(key)) out[key] = value;
+    if (value !== undefined && !isWhillySecret(key)) out[key] = value;
   }
   if (settings.proxyUrl !== undefined) {
     out.HTTPS_PROXY = settings.proxyUrl;
@@ -57,16 +57,29 @@ export function claudeEnv(
 }
 
 /**
- * whilly's own credentials: the agent never needs them, and whatever it prints may end up in an event
- * that the read API serves, so they are kept out of its environment.
+ * whilly's own credentials, named: the agent never needs them, and whatever it prints may end up in an
+ * event that the read API serves, so they are kept out of its environment. {@link isWhillySecret} also
+ * drops any other `WHILLY_` variable named like a credential, so a new one cannot be forgotten here.
  */
 export const WHILLY_SECRETS: readonly string[] = [
   "WHILLY_DATABASE_URL",
   "WHILLY_WORKER_TOKEN",
   "WHILLY_WORKER_BOOTSTRAP_TOKEN",
+  "WHILLY_ADMIN_TOKEN",
   "WHILLY_TOKEN_SECRET",
   "WHILLY_TEST_DATABASE_URL",
 ];
+
+const WHILLY_CREDENTIAL_NAME = /^WHILLY_(?:\w*_)?(?:TOKEN|SECRET|PASSWORD|KEY|DATABASE_URL)(?:_\w*)?$/i;
+
+/**
+ * True for an environment variable that is one of whilly's credentials: listed in {@link WHILLY_SECRETS},
+ * or a `WHILLY_` name holding TOKEN, SECRET, PASSWORD, KEY or DATABASE_URL as a word (e.g.
+ * `WHILLY_ADMIN_TOKEN`, `WHILLY_READ_TOKEN_FILE`). The agent and whilly's checks never see these.
+ */
+export function isWhillySecret(name: string): boolean {
+  return WHILLY_SECRETS.includes(name) || WHILLY_CREDENTIAL_NAME.test(name);
+}
 
 /**
  * Values to keep out of every outcome and log: the credentials in the agent's environment (variables

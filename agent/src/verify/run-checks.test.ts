@@ -114,13 +114,15 @@ describe("runChecks", () => {
       PATH,
       SERVICE_API_KEY: "sk-test-very-secret-value-42",
       WHILLY_WORKER_TOKEN: "worker-token-abcdefgh",
+      WHILLY_ADMIN_TOKEN: "admin-token-abcdefgh",
     };
     const step =
-      'echo "key=$SERVICE_API_KEY token=$(printenv WHILLY_WORKER_TOKEN || echo none) mark=$(test -n "$WHILLY_ATTEMPT_ID" && echo set)"; exit 1';
+      'echo "key=$SERVICE_API_KEY token=$(printenv WHILLY_WORKER_TOKEN || echo none) admin=$(printenv WHILLY_ADMIN_TOKEN || echo none) mark=$(test -n "$WHILLY_ATTEMPT_ID" && echo set)"; exit 1';
     const result = await checks(dir, { steps: [step], env, secrets: ["extra-secret-1234"] });
     const tail = result.failing?.output_tail ?? "";
     expect(tail).not.toContain("sk-test-very-secret-value-42");
     expect(tail).toContain("token=none");
+    expect(tail).toContain("admin=none");
     expect(tail).toContain("mark=set");
     const other = await checks(dir, {
       steps: ["echo extra-secret-1234; exit 1"],

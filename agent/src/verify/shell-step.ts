@@ -7,7 +7,7 @@ import {
   secretValuesOf,
   utf8Tail,
 } from "@whilly/core";
-import { WHILLY_SECRETS } from "../runner/argv.js";
+import { isWhillySecret } from "../runner/argv.js";
 import { AttemptRecordFile } from "../runner/attempt-record.js";
 import { ATTEMPT_ID_VARIABLE } from "../runner/end-processes.js";
 import { runProcessGroup } from "../runner/process-group.js";
@@ -59,7 +59,7 @@ export async function runShellStep(options: ShellStepOptions): Promise<ShellStep
   const attemptId = randomUUID();
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) {
-    if (value !== undefined && !WHILLY_SECRETS.includes(key)) env[key] = value;
+    if (value !== undefined && !isWhillySecret(key)) env[key] = value;
   }
   env[ATTEMPT_ID_VARIABLE] = attemptId;
   const record =

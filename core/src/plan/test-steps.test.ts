@@ -58,6 +58,8 @@ const CASES: Record<TestStepKind, string[]> = {
     "for f in *.md; do test -s $f; done",
     "bash scripts/whilly-share.sh",
     "node cli/bin/check.js",
+    "make test lint check",
+    "grep the notes.md",
   ],
   manual: [
     "manual: open the dashboard and check the graph",
@@ -78,6 +80,9 @@ const CASES: Record<TestStepKind, string[]> = {
     "On primary: the statuses are intact",
     "Run `npm test` and confirm it passes",
     "Make sure the server starts",
+    "make sure the page loads",
+    "test the output manually",
+    "check that the build works",
     "1. Open the app",
     "2) Log in as admin",
     "the page shows a green badge.",

@@ -33,12 +33,28 @@ const CAPITALISED = /^[A-Z][a-z]+,?$/;
 const PLAIN_WORD = /^[`"'(]?\p{L}[\p{L}'’-]*[`"'),;:.!?]*$/u;
 /** A word of a sentence ending in a full stop, lower or upper case, nothing shell-like in it. */
 const SENTENCE_WORD = /^\p{L}[\p{L}'’-]*[,;:]?$/u;
+/**
+ * Words that make plain words a sentence even when the first is a command's name: "make sure the
+ * page loads", "test the output manually" would run `make` and `test` and fail the attempt.
+ */
+const SENTENCE_MARKERS = new Set([
+  "the",
+  "that",
+  "sure",
+  "manually",
+  "correctly",
+  "properly",
+  "visually",
+  "should",
+  "works",
+]);
 
 /**
  * Classifies a test step; see {@link TestStepKind}. The rule errs towards `command`: only shapes no
  * command has count as prose (a leading non-ASCII letter, a numbered item, a `label:` first word,
- * `(manual)`, a capitalised first word followed by a plain word, or a sentence of four or more plain
- * words ending in a full stop). A step is `whilly` when any command of its `&&`/`||`/`;`/`|` list
+ * `(manual)`, a capitalised first word followed by a plain word, four or more plain words with a
+ * word only sentences use, such as "the" or "manually", or a sentence of four or more plain words
+ * ending in a full stop). A step is `whilly` when any command of its `&&`/`||`/`;`/`|` list
  * starts with whilly or whilly-worker (also by a path, or after `npx`, `env` or `VAR=value`). Pure.
  */
 export function classifyTestStep(step: string): TestStepKind {
@@ -89,7 +105,11 @@ function readsAsProse(text: string): boolean {
   const words = text.split(/\s+/);
   const [first = "", second] = words;
   if (CAPITALISED.test(first) && second !== undefined && PLAIN_WORD.test(second)) return true;
-  if (words.length < 4 || !text.endsWith(".")) return false;
+  if (words.length < 4) return false;
+  if (words.every((word) => SENTENCE_WORD.test(word)) && words.some((w) => SENTENCE_MARKERS.has(w))) {
+    return true;
+  }
+  if (!text.endsWith(".")) return false;
   return words.every((word, index) =>
     SENTENCE_WORD.test(index === words.length - 1 ? word.slice(0, -1) : word),
   );
