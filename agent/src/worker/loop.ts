@@ -2,19 +2,24 @@ import { randomUUID } from "node:crypto";
 import {
   AGENT_UNAVAILABLE_REASON,
   AgentUnavailable,
+  type AttemptProgress,
   type ClaimResponse,
+  DEFAULT_LIMIT_BACKOFF_MAX_MS,
+  DEFAULT_LIMIT_BACKOFF_MS,
   Forbidden,
   formatUsd,
   NotOwner,
   type PlanPayload,
+  RATE_LIMITED_REASON,
   TaskNotFound,
   type TaskPayload,
   type TaskStatus,
   Unauthorized,
   VersionConflict,
 } from "@whilly/core";
-import type { TaskClient } from "../client/task-client.js";
+import type { ReleasePause, TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
+import { createPauseGate, type PauseGate } from "./pause.js";
 import { type Backoff, withRetry } from "./retry.js";
 import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
 
@@ -47,6 +52,16 @@ export type WorkerLoopOptions = {
    * (ms); retried for ever when undefined.
    */
   retryBudgetMs?: number | undefined;
+  /**
+   * Where a provider limit stops claims: give every slot of a process the same gate. Default: a gate of
+   * this loop's own with the default limit backoff (60 s doubling, at most 6 h).
+   */
+  pause?: PauseGate | undefined;
+  /**
+   * While paused, `wait` (the default) waits the pause out before claiming; `stop` ends the loop instead
+   * (`whilly run --no-wait`): the caller tells from the gate that work was left waiting.
+   */
+  whenPaused?: "wait" | "stop" | undefined;
   now?: () => number;
 };
 
@@ -61,7 +76,9 @@ export type WorkerLoopOptions = {
  * Any other 409 means the lease was lost meanwhile: the result is dropped and counted as `lost`.
  * A heartbeat refused with 401/403 stops the loop as the credentials are no longer accepted.
  * An agent that cannot run here (not logged in, not installed) hands its task back with the refunding
- * reason `agent_unavailable` and stops the loop.
+ * reason `agent_unavailable` and stops the loop. An agent that met a provider limit hands its task back
+ * with `rate_limited` (refunded, with the pause's end) and the loop claims nothing before the pause ends.
+ * A failed attempt with attempts left goes back to `PENDING` (a retry, decided by the control plane).
  * @returns counters for the run.
  * @throws {AgentUnavailable} when the agent cannot run on this machine; its task was handed back.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
@@ -72,7 +89,18 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   const { client } = options;
   const now = options.now ?? Date.now;
   const emit = options.onProgress ?? (() => {});
-  const stats: WorkerStats = { claimed: 0, completed: 0, failed: 0, released: 0, lost: 0, idlePolls: 0 };
+  const stats: WorkerStats = {
+    claimed: 0,
+    completed: 0,
+    failed: 0,
+    released: 0,
+    limited: 0,
+    lost: 0,
+    idlePolls: 0,
+  };
+  const gate =
+    options.pause ??
+    createPauseGate({ backoffMs: DEFAULT_LIMIT_BACKOFF_MS, backoffMaxMs: DEFAULT_LIMIT_BACKOFF_MAX_MS, now });
   // A refused heartbeat ends the loop like a stop request, then is thrown once the task is dealt with.
   let refused: Error | undefined;
   const refusal = new AbortController();
@@ -86,6 +114,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     });
   // The task between a claim's reply and its reported result; heartbeats renew only its lease.
   let current: TaskPayload | undefined;
+  // What the current task's attempt did last, sent with each heartbeat.
+  let progress: AttemptProgress | undefined;
   let loopEnded = false;
   const stopHeartbeat = startHeartbeat(
     client,
@@ -99,11 +129,16 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       }
       emit({ kind: "heartbeat_failed", error });
     },
-    () => (current ? [current] : []),
+    () => (current ? [{ task: current, progress }] : []),
   );
   try {
     let iterations = 0;
     while (mayClaim(iterations)) {
+      if (gate.pausedUntil() !== undefined) {
+        if (options.whenPaused === "stop") break;
+        await gate.wait(stopSignal);
+        if (stopSignal.aborted) break;
+      }
       iterations++;
       const claimed = await claimNext();
       if (claimed === "stopped") break;
@@ -119,6 +154,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
         await runOne(claimed.task, claimed.plan);
       } finally {
         current = undefined;
+        progress = undefined;
       }
     }
   } finally {
@@ -163,7 +199,16 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     ticker?.unref?.();
     let attempt: AgentAttempt;
     try {
-      attempt = await options.runAttempt({ task, plan, signal: stopSignal });
+      attempt = await options.runAttempt({
+        task,
+        plan,
+        signal: stopSignal,
+        onActivity: (update) => {
+          if (current?.id !== task.id) return;
+          progress = { ...progress, ...definedOnly(update) };
+          emit({ kind: "activity", task, progress });
+        },
+      });
     } finally {
       clearInterval(ticker);
     }
@@ -173,7 +218,17 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       await releaseQuietly(task, AGENT_UNAVAILABLE_REASON);
       throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
     }
-    if (attempt.aborted || stopSignal.aborted) return releaseQuietly(task);
+    if (attempt.limited) {
+      // The provider's limit, not the task's fault: the attempt is given back and every slot of this
+      // process waits for the limit to pass.
+      const until = gate.pause(attempt.limited.until);
+      const message = attempt.limited.message;
+      if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
+      emit({ kind: "paused", task, until, message });
+      return;
+    }
+    if (attempt.aborted || stopSignal.aborted) return void (await releaseQuietly(task));
+    gate.succeeded();
     const wallMs = now() - startedAt;
     if (!(await report(task, attempt, wallMs))) return;
     if (attempt.ok) stats.completed++;
@@ -206,6 +261,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       costUsd: formatUsd(attempt.costMicroUsd),
       detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
       idempotencyKey: randomUUID(),
+      verification: attempt.ok ? attempt.verification : undefined,
+      failure: attempt.ok ? undefined : attempt.failure,
     };
     try {
       await retry(attempt.ok ? "complete" : "fail", () =>
@@ -213,7 +270,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       );
       return true;
     } catch (error) {
-      if (alreadyMoved(error, task, attempt.ok ? "DONE" : "FAILED")) return true;
+      // A failure with attempts left lands PENDING (a retry) rather than FAILED.
+      if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task)) return true;
       if (isLeaseLost(error)) {
         lose(task, asError(error), false);
         return false;
@@ -226,14 +284,21 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  async function releaseQuietly(task: TaskPayload, reason = "shutdown"): Promise<void> {
+  /** Hands `task` back; false when that was refused or unanswered. */
+  async function releaseQuietly(
+    task: TaskPayload,
+    reason = "shutdown",
+    pause?: ReleasePause,
+  ): Promise<boolean> {
     try {
-      await client.release(task, reason);
+      await client.release(task, reason, pause);
       stats.released++;
       emit({ kind: "released", task, reason });
+      return true;
     } catch (error) {
       // The lease may already be gone, or the control plane down; the sweep returns the task either way.
       emit({ kind: "release_failed", task, error: asError(error) });
+      return false;
     }
   }
 
@@ -258,6 +323,14 @@ function alreadyMoved(error: unknown, task: TaskPayload, status: TaskStatus): bo
   );
 }
 
+/**
+ * {@link alreadyMoved} for a fail: to `FAILED`, or back to `PENDING` when attempts were left (a retry).
+ * A sweep that returned the task at v+1 meanwhile looks the same; either way the task runs again.
+ */
+function failedAlready(error: unknown, task: TaskPayload): boolean {
+  return alreadyMoved(error, task, "FAILED") || alreadyMoved(error, task, "PENDING");
+}
+
 /** A 409, or a 404 for a task that is gone (its plan was deleted): either way the lease is no more. */
 function isLeaseLost(error: unknown): error is Error {
   return error instanceof VersionConflict || error instanceof NotOwner || error instanceof TaskNotFound;
@@ -269,6 +342,10 @@ function isRefusal(error: unknown): error is Error {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+function definedOnly(progress: AttemptProgress): AttemptProgress {
+  return Object.fromEntries(Object.entries(progress).filter(([, value]) => value !== undefined));
 }
 
 function withAttempt(attempt: AgentAttempt, number: number): AgentAttempt {

@@ -72,6 +72,13 @@ export type ProgressEvent =
   | { readonly kind: "started"; readonly task: TaskPayload }
   /** The agent is still working on `task`, `elapsedMs` (ms) after it started; every progress interval. */
   | { readonly kind: "running"; readonly task: TaskPayload; readonly elapsedMs: number }
+  /** The attempt on `task` moved on: `progress` is what it did last, merged over what came before. */
+  | { readonly kind: "activity"; readonly task: TaskPayload; readonly progress: AttemptProgress }
+  /**
+   * The provider refused `task`'s attempt with a usage or rate limit: the task was handed back
+   * (`rate_limited`, attempt refunded) and no slot of this process claims before `until`.
+   */
+  | { readonly kind: "paused"; readonly task: TaskPayload; readonly until: Date; readonly message: string }
   | {
       readonly kind: "finished";
       readonly task: TaskPayload;
@@ -103,6 +110,8 @@ export type WorkerStats = {
   completed: number;
   failed: number;
   released: number;
+  /** Attempts handed back on a provider limit (`rate_limited`); counted in `released` too. */
+  limited: number;
   /** Results the control plane refused with 409 (the lease was lost meanwhile). */
   lost: number;
   idlePolls: number;
