@@ -17,7 +17,7 @@ import {
   Unauthorized,
   VersionConflict,
 } from "@whilly/core";
-import type { ReleasePause, TaskClient } from "../client/task-client.js";
+import type { AttemptReport, ReleasePause, TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import { type Backoff, withRetry } from "./retry.js";
@@ -134,11 +134,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   try {
     let iterations = 0;
     while (mayClaim(iterations)) {
-      if (gate.pausedUntil() !== undefined) {
-        if (options.whenPaused === "stop") break;
-        await gate.wait(stopSignal);
-        if (stopSignal.aborted) break;
-      }
+      if (!(await pauseOver())) break;
       iterations++;
       const claimed = await claimNext();
       if (claimed === "stopped") break;
@@ -163,6 +159,14 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   }
   if (refused) throw refused;
   return stats;
+
+  /** Waits out a provider limit's pause; false when the loop is to end instead. */
+  async function pauseOver(): Promise<boolean> {
+    if (gate.pausedUntil() === undefined) return true;
+    if (options.whenPaused === "stop") return false;
+    await gate.wait(stopSignal);
+    return !stopSignal.aborted;
+  }
 
   function mayClaim(iterations: number): boolean {
     if (stopSignal.aborted) return false;
@@ -256,14 +260,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
 
   /** Reports the attempt until the control plane answers; false when the result was dropped. */
   async function report(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<boolean> {
-    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
-    const body = {
-      costUsd: formatUsd(attempt.costMicroUsd),
-      detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
-      idempotencyKey: randomUUID(),
-      verification: attempt.ok ? attempt.verification : undefined,
-      failure: attempt.ok ? undefined : attempt.failure,
-    };
+    const body = reportOf(task, attempt, wallMs);
     try {
       await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
@@ -306,6 +303,18 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
+}
+
+/** What a complete or fail carries of an attempt. */
+function reportOf(task: TaskPayload, attempt: AgentAttempt, wallMs: number): AttemptReport {
+  return {
+    costUsd: formatUsd(attempt.costMicroUsd),
+    detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
+    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
+    idempotencyKey: randomUUID(),
+    verification: attempt.ok ? attempt.verification : undefined,
+    failure: attempt.ok ? undefined : attempt.failure,
+  };
 }
 
 /**
