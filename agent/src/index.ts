@@ -11,7 +11,12 @@ export {
 } from "./client/task-client.js";
 export * from "./runner/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
-export { runWorkerLoop, type WorkerLoopOptions } from "./worker/loop.js";
+export {
+  createTaskBudget,
+  runWorkerLoop,
+  type TaskBudget,
+  type WorkerLoopOptions,
+} from "./worker/loop.js";
 export { createPauseGate, type PauseGate, type PauseGateOptions } from "./worker/pause.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
 export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";

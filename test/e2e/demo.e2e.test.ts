@@ -121,7 +121,7 @@ describe("whilly run with the real Claude Code CLI against the scripted model", 
     expect(result.err).not.toContain("error:");
     expect(result.code).toBe(0);
     for (const id of ["DEMO-001", "DEMO-002", "DEMO-003", "DEMO-004"])
-      expect(result.out).toMatch(new RegExp(`^${id} +DONE +1 +\\$0\\.\\d+`, "m"));
+      expect(result.out).toMatch(new RegExp(`^${id} +DONE +1/3 +\\$0\\.\\d+`, "m"));
     expect(result.out).toMatch(/\nplan 'demo': DONE=4 · spent \$0\.\d+ · agent time /);
     expect(result.out + result.err).not.toContain(FAKE_KEY);
 

@@ -38,6 +38,11 @@ export type WorkerLoopOptions = {
   progressIntervalMs?: number | undefined;
   /** Stop after this many tasks finished (done or failed); unbounded when undefined. */
   maxTasks?: number | undefined;
+  /**
+   * `maxTasks` shared by the claim slots of one process: each claim takes a task from it first, and gives
+   * it back when the claim found nothing or its task was handed back or lost. No claim once it is empty.
+   */
+  taskBudget?: TaskBudget | undefined;
   /** Stop after this many claim requests, idle polls included; unbounded when undefined. */
   maxIterations?: number | undefined;
   /**
@@ -64,6 +69,24 @@ export type WorkerLoopOptions = {
   whenPaused?: "wait" | "stop" | undefined;
   now?: () => number;
 };
+
+/** A count of tasks left to run, shared by claim slots; see {@link WorkerLoopOptions.taskBudget}. */
+export type TaskBudget = { take(): boolean; giveBack(): void };
+
+/** A {@link TaskBudget} of `tasks` tasks. */
+export function createTaskBudget(tasks: number): TaskBudget {
+  let left = tasks;
+  return {
+    take() {
+      if (left <= 0) return false;
+      left--;
+      return true;
+    },
+    giveBack() {
+      left++;
+    },
+  };
+}
 
 /**
  * The worker's claim loop: claim a ready task, mark it started, run the agent, report the result, repeat.
@@ -135,23 +158,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     let iterations = 0;
     while (mayClaim(iterations)) {
       if (!(await pauseOver())) break;
+      if (options.taskBudget?.take() === false) break;
       iterations++;
-      const claimed = await claimNext();
-      if (claimed === "stopped") break;
-      if (!claimed) {
-        stats.idlePolls++;
-        if (await options.onIdle()) continue;
-        break;
-      }
-      stats.claimed++;
-      emit({ kind: "claimed", task: claimed.task });
-      current = claimed.task;
-      try {
-        await runOne(claimed.task, claimed.plan);
-      } finally {
-        current = undefined;
-        progress = undefined;
-      }
+      if (!(await claimAndRun())) break;
     }
   } finally {
     loopEnded = true;
@@ -159,6 +168,30 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   }
   if (refused) throw refused;
   return stats;
+
+  /** One claim, and the run of what it got; false when the loop is to end. */
+  async function claimAndRun(): Promise<boolean> {
+    const claimed = await claimNext();
+    if (claimed === "stopped" || !claimed) options.taskBudget?.giveBack();
+    if (claimed === "stopped") return false;
+    if (!claimed) {
+      stats.idlePolls++;
+      return options.onIdle();
+    }
+    stats.claimed++;
+    emit({ kind: "claimed", task: claimed.task });
+    current = claimed.task;
+    const finishedBefore = stats.completed + stats.failed;
+    try {
+      await runOne(claimed.task, claimed.plan);
+    } finally {
+      current = undefined;
+      progress = undefined;
+      // A task handed back or lost did not use up a task of the budget.
+      if (stats.completed + stats.failed === finishedBefore) options.taskBudget?.giveBack();
+    }
+    return true;
+  }
 
   /** Waits out a provider limit's pause; false when the loop is to end instead. */
   async function pauseOver(): Promise<boolean> {
