@@ -4,13 +4,14 @@ import { isTerminal, TASK_STATUSES, type TaskStatus } from "./task-status.js";
 import { allowedFrom, canTransition, nextStatus, TRANSITION_TABLE, TRANSITIONS } from "./transitions.js";
 
 describe("transition table", () => {
-  it("has whilly 4.x's eleven edges plus RESET from every status", () => {
+  it("has whilly 4.x's eleven edges, RETRY's two, and RESET from every status", () => {
     const legal = TRANSITIONS.flatMap((transition) =>
       TASK_STATUSES.filter((status) => canTransition(status, transition)).map(
         (status) => `${transition}:${status}`,
       ),
     );
-    expect(legal.filter((edge) => !edge.startsWith("RESET:"))).toHaveLength(11);
+    expect(legal.filter((edge) => !edge.startsWith("RESET:") && !edge.startsWith("RETRY:"))).toHaveLength(11);
+    expect(legal.filter((edge) => edge.startsWith("RETRY:"))).toEqual(["RETRY:CLAIMED", "RETRY:IN_PROGRESS"]);
     expect(legal.filter((edge) => edge.startsWith("RESET:"))).toHaveLength(TASK_STATUSES.length);
   });
 

@@ -1,7 +1,16 @@
 import type { TaskStatus } from "./task-status.js";
 
 /** The transitions a task can take (docs/architecture.md#the-queues-rules). `RESET` is the out-of-band plan reset. */
-export const TRANSITIONS = ["CLAIM", "START", "COMPLETE", "FAIL", "SKIP", "RELEASE", "RESET"] as const;
+export const TRANSITIONS = [
+  "CLAIM",
+  "START",
+  "COMPLETE",
+  "FAIL",
+  "RETRY",
+  "SKIP",
+  "RELEASE",
+  "RESET",
+] as const;
 
 /** One of {@link TRANSITIONS}. */
 export type Transition = (typeof TRANSITIONS)[number];
@@ -12,14 +21,16 @@ type Edge = { readonly from: readonly TaskStatus[]; readonly to: TaskStatus };
  * The transition table: the single source of truth for which status a transition may leave and where
  * it lands. The store derives its SQL status filters from it through {@link allowedFrom}.
  *
- * Source: whilly 4.x's eleven legal edges, plus `RESET`, which moves any status back to
- * `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan.
+ * Source: whilly 4.x's eleven legal edges, plus `RETRY`, a failed attempt with attempts left going
+ * back to `PENDING` (its event is still `FAIL`; docs/retries.md), and `RESET`, which moves any status
+ * back to `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan.
  */
 export const TRANSITION_TABLE: Readonly<Record<Transition, Edge>> = {
   CLAIM: { from: ["PENDING"], to: "CLAIMED" },
   START: { from: ["CLAIMED"], to: "IN_PROGRESS" },
   COMPLETE: { from: ["CLAIMED", "IN_PROGRESS"], to: "DONE" },
   FAIL: { from: ["CLAIMED", "IN_PROGRESS"], to: "FAILED" },
+  RETRY: { from: ["CLAIMED", "IN_PROGRESS"], to: "PENDING" },
   SKIP: { from: ["PENDING", "CLAIMED", "IN_PROGRESS"], to: "SKIPPED" },
   RELEASE: { from: ["CLAIMED", "IN_PROGRESS"], to: "PENDING" },
   RESET: { from: ["PENDING", "CLAIMED", "IN_PROGRESS", "DONE", "FAILED", "SKIPPED"], to: "PENDING" },

@@ -101,6 +101,12 @@ export const plans = pgTable(
     /** `owner/repo/N` of the GitHub issue a plan was made from, for intake that must not run twice. */
     githubIssueRef: text("github_issue_ref"),
     prdFile: text("prd_file"),
+    /** The plan file's `verify` commands (docs/verification.md); `[]` when none. */
+    verify: jsonb("verify").$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /** The plan file's `setup` command; NULL when none. */
+    setup: text("setup"),
+    /** Attempts per task when the task says none (docs/retries.md); NULL means 3. */
+    maxAttempts: integer("max_attempts"),
   },
   (t) => [
     check("plans_budget_non_negative", sql`${t.budgetUsd} IS NULL OR ${t.budgetUsd} >= 0`),
@@ -109,6 +115,7 @@ export const plans = pgTable(
       "plans_reservations_non_negative",
       sql`(${t.reserveUsd} IS NULL OR ${t.reserveUsd} >= 0) AND ${t.reservedUsd} >= 0 AND ${t.reservedAttempts} >= 0`,
     ),
+    check("plans_max_attempts_positive", sql`${t.maxAttempts} IS NULL OR ${t.maxAttempts} >= 1`),
     uniqueIndex("plans_github_issue_ref_unique")
       .on(t.githubIssueRef)
       .where(sql`${t.githubIssueRef} IS NOT NULL`),
@@ -178,6 +185,16 @@ export const tasks = pgTable(
      * `task_deps`, which stays fast when most of a large plan is blocked.
      */
     unfinishedDeps: integer("unfinished_deps").notNull().default(0),
+    /** The task file's `max_attempts`; NULL means its plan's (docs/retries.md). */
+    maxAttempts: integer("max_attempts"),
+    /** A retry is not claimed before this instant (database clock); NULL when it may run now. */
+    notBefore: instant("not_before"),
+    /** The last failed attempt (core's `AttemptFailure`), carried to the next claim as `previous_failure`. */
+    lastFailure: jsonb("last_failure").$type<JsonObject>(),
+    /** How DONE was accepted: `passed` or `unverified`; NULL unless DONE (or reported by an older client). */
+    verification: text("verification"),
+    /** The running attempt's last activity from heartbeats (`turns`, `last_tool`, `phase`); NULL when none. */
+    progress: jsonb("progress").$type<JsonObject>(),
     createdAt: instant("created_at").notNull().defaultNow(),
     updatedAt: instant("updated_at").notNull().defaultNow(),
   },
@@ -195,10 +212,19 @@ export const tasks = pgTable(
       "tasks_counters_non_negative",
       sql`${t.version} >= 0 AND ${t.attempts} >= 0 AND ${t.unfinishedDeps} >= 0 AND ${t.spentUsd} >= 0`,
     ),
+    check(
+      "tasks_verification_valid",
+      sql`${t.verification} IS NULL OR ${t.verification} IN ('passed', 'unverified')`,
+    ),
+    check("tasks_max_attempts_positive", sql`${t.maxAttempts} IS NULL OR ${t.maxAttempts} >= 1`),
     // The claim walks this index in claim order: ready tasks of one plan, most urgent first, then id.
+    // A retry's `not_before` is a filter on the rows it reads, not part of the key: few tasks wait on
+    // one at a time, and the walk stops at the first claimable row.
     index("tasks_ready_claim_order")
       .on(t.planId, t.priorityRank, t.id)
       .where(sql`${t.status} = 'PENDING' AND ${t.unfinishedDeps} = 0`),
+    // The key-file test of a claim looks at the tasks of one plan in flight (claimed_by is set exactly then).
+    index("tasks_in_flight").on(t.planId).where(sql`${t.claimedBy} IS NOT NULL`),
     // Heartbeats renew, and the offline sweep releases, the leases of one worker.
     index("tasks_claimed_by").on(t.claimedBy).where(sql`${t.claimedBy} IS NOT NULL`),
     // The lease sweep finds expired leases.

@@ -1,4 +1,13 @@
-import type { EventRecord, JsonObject, PlanRecord, PlanSpec, TaskRecord, WorkerRecord } from "../model.js";
+import type { AttemptFailure, Verification } from "../attempts/index.js";
+import type {
+  AttemptProgress,
+  EventRecord,
+  JsonObject,
+  PlanRecord,
+  PlanSpec,
+  TaskRecord,
+  WorkerRecord,
+} from "../model.js";
 import type { MicroUsd } from "../money.js";
 import type { TaskStatus } from "../task-status.js";
 
@@ -63,6 +72,29 @@ export type FinishResult = {
   readonly budgetExceeded: boolean;
 };
 
+/**
+ * The pause before a failed attempt's retry (docs/retries.md): `baseMs` after the first failed attempt,
+ * doubled for each one after, never more than `capMs`. In ms, by the database clock.
+ */
+export type RetryBackoff = { readonly baseMs: number; readonly capMs: number };
+
+/**
+ * What a failed attempt tells the next one. The store adds `attempt`, `worker_id` and the fail's
+ * `reason`, and keeps the whole as the task's last failure (`previous_failure` of the next claim).
+ */
+export type FailureReport = Omit<AttemptFailure, "attempt" | "worker_id" | "reason">;
+
+/** A rate-limited worker's pause, recorded by a release as a `worker.paused` event. */
+export type WorkerPause = {
+  /** Until when the worker stops claiming. */
+  readonly until: Date;
+  /** The provider's words, redacted by the caller. */
+  readonly message?: string | undefined;
+};
+
+/** A task a heartbeat names, with what its attempt last did. */
+export type RunningTask = TaskRef & { readonly progress?: AttemptProgress | undefined };
+
 /** Options of `TaskStore.importPlan`. */
 export type ImportOptions = {
   readonly onProgress?: ((stored: number, total: number) => void) | undefined;
@@ -99,6 +131,14 @@ export interface TaskStore {
     budgetMicroUsd: MicroUsd | undefined,
     options?: { reserveMicroUsd?: MicroUsd | null | undefined },
   ): Promise<{ before: PlanRecord; plan: PlanRecord }>;
+
+  /**
+   * Sets the plan's attempts per task (`whilly run --max-attempts`): tasks without their own
+   * `max_attempts` get this many; `undefined` goes back to the default (3). Takes effect on each task's
+   * next failure. @returns the plan after.
+   * @throws {PlanNotFound} @throws {InvalidInput} unless an integer 1..`MAX_MAX_ATTEMPTS`.
+   */
+  setPlanMaxAttempts(planId: string, maxAttempts: number | undefined): Promise<PlanRecord>;
 
   /**
    * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`.
@@ -147,8 +187,9 @@ export interface TaskStore {
   }): Promise<TaskRecord>;
 
   /**
-   * `keep_tasks`: every task back to `PENDING` (claims and attempts cleared, one `RESET` event each),
-   * earlier task events kept. `failed`: only FAILED tasks back to `PENDING` (a retry; attempts and spend
+   * `keep_tasks`: every task back to `PENDING` (claims and attempts cleared, one `RESET` event each;
+   * a retry's not-before time, the last failure, verification and progress cleared too), earlier task
+   * events kept. `failed`: only FAILED tasks back to `PENDING` (a retry; attempts and spend
    * kept). `hard`: deletes the plan, its tasks and events.
    * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
    */
@@ -168,6 +209,7 @@ export interface TaskStore {
    * With `running`, a held task left out of two such heartbeats since its claim (its claim's reply never
    * reached the worker) goes back to `PENDING` (`RELEASE`, reason `claim_lost`, the attempt given back
    * if the claim started it); a task named once, or a worker that sends no list, is never judged so.
+   * A named task's `progress`, when given, is stored on the task if its lease was renewed.
    * @returns `ok: false` when the worker row does not exist; `renewed` lists the tasks whose lease was
    *   renewed and `released` those released as `claim_lost`, by plan then id (a named task the worker
    *   does not hold is in neither).
@@ -175,12 +217,13 @@ export interface TaskStore {
   heartbeat(
     workerId: string,
     leaseMs: number,
-    running?: readonly TaskRef[],
+    running?: readonly RunningTask[],
   ): Promise<{ ok: boolean; renewed: TaskRef[]; released: TaskRef[] }>;
 
   /**
    * Claims the most urgent ready task of the plan: `PENDING`, every dependency `DONE`, plan spend under
-   * budget (strict `<`); priority then id; `FOR UPDATE SKIP LOCKED`. Sets the lease to now + `leaseMs`
+   * budget (strict `<`), its retry's not-before time passed, and no task of the plan in flight sharing
+   * one of its `key_files` (docs/claim.md); priority then id; `FOR UPDATE SKIP LOCKED`. Sets the lease to now + `leaseMs`
    * and writes `CLAIM`. With `start`, the task also goes on to `IN_PROGRESS` (counting an attempt, writing
    * `START`) in the same transaction, so a worker needs one request and one transaction to begin a task.
    * @returns the claimed task, or `undefined` when none is ready.
@@ -204,20 +247,37 @@ export interface TaskStore {
    * on the crossing. Claim columns are cleared, and the attempt's budget reservation settled.
    * The cost counts once per `idempotencyKey` (the attempt's; derived from the fence when absent),
    * also when the fence is refused because the lease was lost: the agent ran and the money is spent.
+   * `verification` is stored on the task (`undefined`, from older clients: none).
    * @throws {VersionConflict} @throws {NotOwner} (after recording the cost)
    */
-  complete(fence: FinishReport & { detail?: JsonObject | undefined }): Promise<FinishResult>;
+  complete(
+    fence: FinishReport & { detail?: JsonObject | undefined; verification?: Verification | undefined },
+  ): Promise<FinishResult>;
 
   /**
-   * → `FAILED`, adding the attempt's cost like {@link TaskStore.complete}; writes `FAIL` with
-   * `{version, reason}` and `detail`.
-   * @throws {VersionConflict} @throws {NotOwner}
+   * Ends a failed attempt, adding its cost like {@link TaskStore.complete}. With attempts left
+   * (attempts < the task's `max_attempts`, else its plan's, else 3) the task goes back to `PENDING`
+   * (the `RETRY` edge) not before now + the backoff (see {@link RetryBackoff}; default 30 s doubling
+   * to 10 min); the last attempt makes it `FAILED`. Either way `failure` plus `attempt`, `worker_id`
+   * and `reason` become the task's last failure, dependents stay blocked, and one `FAIL` event is
+   * written with `{version, reason, worker_id, cost_usd, attempt, retry, max_attempts, not_before}`
+   * and `detail`, all in one statement.
+   * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad backoff.
    */
-  fail(fence: FinishReport & { reason: string; detail?: JsonObject | undefined }): Promise<FinishResult>;
+  fail(
+    fence: FinishReport & {
+      reason: string;
+      detail?: JsonObject | undefined;
+      failure?: FailureReport | undefined;
+      backoff?: RetryBackoff | undefined;
+    },
+  ): Promise<FinishResult>;
 
   /**
    * → `PENDING`, clearing the claim and settling its budget reservation; writes `RELEASE` with
-   * `{version, reason}`. A cost counts once per idempotency key, like a finish's.
+   * `{version, reason}`. A cost counts once per idempotency key, like a finish's. A refunding reason
+   * (`rate_limited`, `agent_unavailable`, ...) gives the attempt back. With `pause`, also writes
+   * `worker.paused` `{worker_id, reason, until, message}` in the same transaction.
    * @throws {VersionConflict} @throws {NotOwner}
    */
   release(
@@ -225,6 +285,7 @@ export interface TaskStore {
       reason: string;
       costMicroUsd?: MicroUsd | undefined;
       idempotencyKey?: string | undefined;
+      pause?: WorkerPause | undefined;
     },
   ): Promise<TaskRecord>;
 

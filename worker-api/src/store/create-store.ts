@@ -11,6 +11,7 @@ import { importPlan } from "./plans/import-plan.js";
 import { getPlan, listPlans } from "./plans/read-plans.js";
 import { resetPlan } from "./plans/reset-plan.js";
 import { setPlanBudget } from "./plans/set-budget.js";
+import { setPlanMaxAttempts } from "./plans/set-max-attempts.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { Store, StoreDriver } from "./store.js";
 import { claim, claimWithPlan } from "./tasks/claim.js";
@@ -82,14 +83,24 @@ export function createStore(
     skipTask: write(skipTask),
     resetPlan: write(resetPlan),
     setPlanBudget: write(setPlanBudget),
+    setPlanMaxAttempts: statement(setPlanMaxAttempts),
     upsertWorker: read(upsertWorker),
     heartbeat: statement(heartbeat),
     touchWorker: statement(touchWorker),
     claim: statement(claim),
     claimWithPlan: statement(claimWithPlan),
     start: write(start),
-    complete: statement((db, fence) => finish(db, fence, { transition: "COMPLETE" })),
-    fail: statement((db, fence) => finish(db, fence, { transition: "FAIL", reason: fence.reason })),
+    complete: statement((db, fence) =>
+      finish(db, fence, { transition: "COMPLETE", verification: fence.verification }),
+    ),
+    fail: statement((db, fence) =>
+      finish(db, fence, {
+        transition: "FAIL",
+        reason: fence.reason,
+        failure: fence.failure,
+        backoff: fence.backoff,
+      }),
+    ),
     release: async (fence) => {
       try {
         return await write(release)(fence);

@@ -24,6 +24,14 @@ async function deadlocks(url: string): Promise<number> {
   }
 }
 
+/**
+ * Half the tasks name a key file of their own, so both claim paths run: the one statement for tasks
+ * without key files, and the transaction under the plan's key-file lock (docs/claim.md).
+ */
+function keyFilesOf(id: string, i: number): string[] {
+  return i % 2 === 0 ? [] : [`src/${id}.ts`];
+}
+
 /** Every claimer claims with start and completes with `COST` until nothing is ready; @returns errors. */
 async function runClaimers(store: Store, planId: string): Promise<string[]> {
   const errors: string[] = [];
@@ -71,14 +79,14 @@ describe.skipIf(!postgresAvailable())("Postgres lock order", () => {
     await store.importPlan(
       plan(
         "p",
-        ids.map((id) => task(id)),
+        ids.map((id, i) => task(id, { keyFiles: keyFilesOf(id, i) })),
       ),
     );
     await store.createPlan({ id: "b", name: "budgeted", budgetMicroUsd: 1_000_000_000 });
     await store.importPlan(
       plan(
         "b",
-        ids.map((id) => task(id)),
+        ids.map((id, i) => task(id, { keyFiles: keyFilesOf(id, i) })),
       ),
     );
 

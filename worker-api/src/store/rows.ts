@@ -1,4 +1,6 @@
 import {
+  type AttemptFailure,
+  type AttemptProgress,
   type EventRecord,
   formatUsd,
   type MicroUsd,
@@ -8,6 +10,7 @@ import {
   readStoredInstructions,
   type TaskRecord,
   type TaskStatus,
+  type Verification,
   type WorkerRecord,
 } from "@whilly/core";
 import type { events, plans, tasks, workers } from "@whilly/schema";
@@ -49,6 +52,11 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     leaseExpiresAt: row.leaseExpiresAt ?? undefined,
     attempts: row.attempts,
     spentMicroUsd: toMicroUsd(row.spentUsd),
+    maxAttempts: row.maxAttempts ?? undefined,
+    notBefore: row.notBefore ?? undefined,
+    lastFailure: row.lastFailure === null ? undefined : (row.lastFailure as unknown as AttemptFailure),
+    verification: row.verification === null ? undefined : (row.verification as Verification),
+    progress: row.progress === null ? undefined : (row.progress as AttemptProgress),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -63,6 +71,9 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     spentMicroUsd: toMicroUsd(row.spentUsd),
     reserveMicroUsd: row.reserveUsd === null ? undefined : toMicroUsd(row.reserveUsd),
     reservedMicroUsd: toMicroUsd(row.reservedUsd),
+    verify: row.verify,
+    setup: row.setup ?? undefined,
+    maxAttempts: row.maxAttempts ?? undefined,
     ...storedInstructions(row.agentInstructions),
     extra: row.extra,
     createdAt: row.createdAt,

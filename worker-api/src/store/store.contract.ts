@@ -7,12 +7,14 @@ import { describeClaimContract } from "./contract/claims.contract.js";
 import { describeEventContract } from "./contract/events.contract.js";
 import { describeFencingContract } from "./contract/fencing.contract.js";
 import type { ContractContext } from "./contract/helpers.contract.js";
+import { describeKeyFileContract } from "./contract/key-files.contract.js";
 import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
+import { describeRetryContract } from "./contract/retries.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
@@ -54,5 +56,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeWorkerContract(ctx);
     describeReadTokenContract(ctx);
     describeRefundContract(ctx);
+    describeRetryContract(ctx);
+    describeKeyFileContract(ctx);
   });
 }

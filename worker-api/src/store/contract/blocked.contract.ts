@@ -1,19 +1,23 @@
 import { blockedTasks } from "@whilly/core";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, claimAs, plan, runNext, task } from "./helpers.contract.js";
+import { type ContractContext, claimAs, ONE_ATTEMPT, plan, runNext, task } from "./helpers.contract.js";
 
 /** A dependency ending FAILED or SKIPPED leaves its dependents PENDING, unclaimable and reported blocked. */
 export function describeBlockedContract(ctx: ContractContext): void {
   describe("blocked tasks", () => {
     it("a FAILED dependency blocks its dependents transitively, naming the root blocker", async () => {
       await ctx.store.importPlan(
-        plan("p", [
-          task("A"),
-          task("B", { deps: ["A"] }),
-          task("C", { deps: ["B"] }),
-          task("D"),
-          task("E", { deps: ["D"] }),
-        ]),
+        plan(
+          "p",
+          [
+            task("A"),
+            task("B", { deps: ["A"] }),
+            task("C", { deps: ["B"] }),
+            task("D"),
+            task("E", { deps: ["D"] }),
+          ],
+          ONE_ATTEMPT,
+        ),
       );
       const a = await claimAs(ctx.store, "p", "w1");
       await ctx.store.fail({
@@ -43,7 +47,11 @@ export function describeBlockedContract(ctx: ContractContext): void {
 
     it("a SKIPPED dependency blocks too, and several roots are all named", async () => {
       await ctx.store.importPlan(
-        plan("p", [task("A"), task("B"), task("C", { deps: ["A", "B"] }), task("D", { deps: ["C"] })]),
+        plan(
+          "p",
+          [task("A"), task("B"), task("C", { deps: ["A", "B"] }), task("D", { deps: ["C"] })],
+          ONE_ATTEMPT,
+        ),
       );
       await ctx.store.skipTask({ planId: "p", taskId: "A", reason: "decision_gate_failed" });
       const b = await claimAs(ctx.store, "p", "w1");
@@ -66,7 +74,11 @@ export function describeBlockedContract(ctx: ContractContext): void {
       // U+FF5E sorts before U+1F600 by code point (and by Postgres's C collation), after it by UTF-16 unit.
       const [fullwidth, emoji] = ["T-\uff5e", "T-\u{1f600}"];
       await ctx.store.importPlan(
-        plan("p", [task("A"), task(emoji, { deps: ["A"] }), task(fullwidth, { deps: ["A", emoji] })]),
+        plan(
+          "p",
+          [task("A"), task(emoji, { deps: ["A"] }), task(fullwidth, { deps: ["A", emoji] })],
+          ONE_ATTEMPT,
+        ),
       );
       const a = await claimAs(ctx.store, "p", "w1");
       await ctx.store.fail({

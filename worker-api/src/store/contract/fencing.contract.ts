@@ -1,7 +1,16 @@
 import { NotOwner, type TaskFence, TaskNotFound, type TaskRecord, VersionConflict } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../store.js";
-import { type ContractContext, caught, claimAs, eventTypes, plan, sleep, task } from "./helpers.contract.js";
+import {
+  type ContractContext,
+  caught,
+  claimAs,
+  eventTypes,
+  ONE_ATTEMPT,
+  plan,
+  sleep,
+  task,
+} from "./helpers.contract.js";
 
 /** `lostCost`: what a refused call from a worker that really held the attempt still adds to spend. */
 type Mutation = {
@@ -157,7 +166,7 @@ export function describeFencingContract(ctx: ContractContext): void {
 
   describe("transitions", () => {
     it("start counts an attempt; complete clears the claim; a finish straight from CLAIMED counts one too", async () => {
-      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")], ONE_ATTEMPT));
       const a = await claimAs(ctx.store, "p", "w1");
       const started = await ctx.store.start({
         planId: "p",

@@ -13,6 +13,8 @@ export function task(
     status?: TaskStatus;
     description?: string;
     extra?: TaskSpec["extra"];
+    keyFiles?: string[];
+    maxAttempts?: number;
   } = {},
 ): TaskSpec {
   return {
@@ -21,12 +23,13 @@ export function task(
     priority: options.priority ?? "medium",
     description: options.description ?? `do ${id}`,
     dependencies: options.deps ?? [],
-    keyFiles: [`src/${id}.ts`],
+    keyFiles: options.keyFiles ?? [`src/${id}.ts`],
     acceptanceCriteria: [`${id} works`],
     testSteps: [`test ${id}`],
     prdRequirement: "",
     version: 0,
     extra: options.extra ?? {},
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   };
 }
 
@@ -39,8 +42,15 @@ export function plan(id: string, tasks: TaskSpec[], options: Partial<PlanSpec> =
     agentInstructions: options.agentInstructions ?? { before: [], after: [] },
     keptInstructions: options.keptInstructions ?? {},
     extra: options.extra ?? {},
+    ...(options.reserveMicroUsd === undefined ? {} : { reserveMicroUsd: options.reserveMicroUsd }),
+    ...(options.verify === undefined ? {} : { verify: options.verify }),
+    ...(options.setup === undefined ? {} : { setup: options.setup }),
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   };
 }
+
+/** Plan options for tests of a task's final failure: one attempt, so the first FAIL is the last. */
+export const ONE_ATTEMPT = { maxAttempts: 1 } as const;
 
 /** Registers `workerId` and claims one task of `planId` with a one-minute lease. */
 export async function claimAs(

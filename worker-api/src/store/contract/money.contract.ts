@@ -1,6 +1,14 @@
 import { InvalidInput, MAX_MICRO_USD } from "@whilly/core";
 import { describe, expect, it } from "vitest";
-import { type ContractContext, caught, claimAs, plan, runNext, task } from "./helpers.contract.js";
+import {
+  type ContractContext,
+  caught,
+  claimAs,
+  ONE_ATTEMPT,
+  plan,
+  runNext,
+  task,
+} from "./helpers.contract.js";
 
 /** Spend is exact, counts failed attempts, and crosses the budget exactly once. */
 export function describeMoneyContract(ctx: ContractContext): void {
@@ -28,7 +36,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
     });
 
     it("adds the cost of failed and released attempts to the same task", async () => {
-      await ctx.store.importPlan(plan("p", [task("A")]));
+      await ctx.store.importPlan(plan("p", [task("A")], ONE_ATTEMPT));
       const first = await claimAs(ctx.store, "p", "w1");
       await ctx.store.release({
         planId: "p",
@@ -55,6 +63,10 @@ export function describeMoneyContract(ctx: ContractContext): void {
         worker_id: "w1",
         cost_usd: "0.059272",
         reason: "no_marker",
+        attempt: 1,
+        retry: false,
+        max_attempts: 1,
+        not_before: null,
       });
     });
 
@@ -80,7 +92,7 @@ export function describeMoneyContract(ctx: ContractContext): void {
 
   describe("spend past NUMERIC(14,6)", () => {
     it("saturates the plan's and the task's spend at the maximum instead of failing the transition", async () => {
-      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")], ONE_ATTEMPT));
       await runNext(ctx.store, "p", "w1", MAX_MICRO_USD - 10);
       const b = await runNext(ctx.store, "p", "w1", 100);
       expect(b).toMatchObject({ status: "DONE", spentMicroUsd: 100 });

@@ -1,7 +1,15 @@
 import { NotOwner, PlanNotFound, VersionConflict } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { BearerNotStored } from "../workers/bearer.js";
-import { type ContractContext, caught, claimAs, eventTypes, plan, task } from "./helpers.contract.js";
+import {
+  type ContractContext,
+  caught,
+  claimAs,
+  eventTypes,
+  ONE_ATTEMPT,
+  plan,
+  task,
+} from "./helpers.contract.js";
 
 /**
  * Edges of the claim and the finish, which each run as one statement whose steps depend on each
@@ -217,7 +225,7 @@ export function describeOneStatementContract(ctx: ContractContext): void {
     });
 
     it("finishes with the worker's own stored bearer; a refused one changes nothing", async () => {
-      await ctx.store.importPlan(plan("p", [task("A"), task("B", { deps: ["A"] }), task("C")]));
+      await ctx.store.importPlan(plan("p", [task("A"), task("B", { deps: ["A"] }), task("C")], ONE_ATTEMPT));
       await register();
       const a = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });
       const c = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000 });

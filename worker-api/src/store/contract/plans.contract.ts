@@ -5,6 +5,7 @@ import {
   caught,
   claimAs,
   eventTypes,
+  ONE_ATTEMPT,
   plan,
   runNext,
   task,
@@ -14,7 +15,7 @@ import {
 export function describePlanContract(ctx: ContractContext): void {
   describe("importPlan", () => {
     it("reset failed puts only FAILED tasks back to PENDING, keeping attempts and spend", async () => {
-      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C", { deps: ["A"] })]));
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C", { deps: ["A"] })], ONE_ATTEMPT));
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
       const a = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
       await ctx.store.fail({

@@ -23,6 +23,7 @@ import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js"
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
+import { assertMaxAttempts } from "./set-max-attempts.js";
 
 /** Rows per INSERT, keeping 20-odd parameters a row well under Postgres's 65,535-parameter limit. */
 const TASK_BATCH = 500;
@@ -49,6 +50,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
       agentInstructions: copyInstructions(plan),
       extra: plan.extra,
       reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
+      ...attemptSettings(plan),
     })
     .onConflictDoNothing({ target: plans.id })
     .returning();
@@ -106,6 +108,9 @@ function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   const differs: string[] = [];
   if (row.name !== plan.name) differs.push("project");
   if (!jsonEqual(storedInstructions(row), copyInstructions(plan))) differs.push("agent_instructions");
+  if (!jsonEqual(row.verify, [...(plan.verify ?? [])])) differs.push("verify");
+  if ((row.setup ?? undefined) !== plan.setup) differs.push("setup");
+  if ((row.maxAttempts ?? undefined) !== plan.maxAttempts) differs.push("max_attempts");
   if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
   return differs;
 }
@@ -135,6 +140,7 @@ async function insertTasks(
     prdRequirement: task.prdRequirement,
     extra: task.extra,
     version: task.version,
+    maxAttempts: task.maxAttempts ?? null,
     unfinishedDeps: uniqueDeps(task).filter((dep) => statusOf.get(dep) !== "DONE").length,
   }));
   for (let i = 0; i < rows.length; i += TASK_BATCH) {
@@ -199,7 +205,20 @@ function assertPlanStorable(plan: PlanSpec): void {
     assertStorable([...task.acceptanceCriteria], `${at}.acceptance_criteria`);
     assertStorable([...task.testSteps], `${at}.test_steps`);
     assertStorable(task.extra, at);
+    assertMaxAttempts(`${at}.max_attempts`, task.maxAttempts);
   }
+  assertStorable([...(plan.verify ?? [])], "verify");
+  if (plan.setup !== undefined) assertStorable(plan.setup, "setup");
+  assertMaxAttempts("max_attempts", plan.maxAttempts);
+}
+
+/** The file's checks, setup command and attempt limit, as the plan row stores them. */
+function attemptSettings(plan: PlanSpec) {
+  return {
+    verify: [...(plan.verify ?? [])],
+    setup: plan.setup ?? null,
+    maxAttempts: plan.maxAttempts ?? null,
+  };
 }
 
 /** The file's `agent_instructions` as stored: every key with lines, and every kept value. */
@@ -213,15 +232,26 @@ function storedInstructions(row: PlanRow): JsonObject {
   return joinInstructions(lines, kept);
 }
 
-/** A plan made by `plan create`: no instructions and no extra fields yet. */
+/** A plan made by `plan create`: no instructions, checks, setup or extra fields yet. */
 function isBlank(row: PlanRow): boolean {
-  return Object.keys(storedInstructions(row)).length === 0 && Object.keys(row.extra).length === 0;
+  return (
+    Object.keys(storedInstructions(row)).length === 0 &&
+    Object.keys(row.extra).length === 0 &&
+    row.verify.length === 0 &&
+    row.setup === null
+  );
 }
 
 async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
   const [row] = await tx
     .update(plans)
-    .set({ agentInstructions: copyInstructions(plan), extra: plan.extra })
+    .set({
+      agentInstructions: copyInstructions(plan),
+      extra: plan.extra,
+      ...attemptSettings(plan),
+      // An attempt limit `--max-attempts` stored stays unless the file names one.
+      ...(plan.maxAttempts === undefined ? { maxAttempts: undefined } : {}),
+    })
     .where(eq(plans.id, plan.id))
     .returning();
   if (!row) throw new Error(`plan '${plan.id}' vanished while locked`);

@@ -13,10 +13,12 @@ import { lockPlan } from "./add-spend.js";
  *   unfinished-dependency counters recomputed (every dependency is pending again), version bumped; one
  *   `RESET` `{reason: "manual_reset", mode: "keep_tasks", version}` per task. Earlier events stay: the log
  *   is append-only. Spend is kept, on the plan and on each task, since the money was spent; budget
- *   reservations of attempts in flight are dropped with their claims.
+ *   reservations of attempts in flight are dropped with their claims. Not-before times, last failures,
+ *   verifications and progress are cleared.
  * - `failed`: only `FAILED` tasks back to `PENDING` (a retry: attempts and spend are kept, their
- *   dependencies are all `DONE`, so they are ready at once); one `RESET` `{reason: "retry_failed",
- *   mode: "failed", version}` each.
+ *   dependencies are all `DONE`, so they are ready at once; the last failure is kept, so the retry's
+ *   prompt still says what went wrong); one `RESET` `{reason: "retry_failed", mode: "failed",
+ *   version}` each.
  * - `hard`: deletes the plan; its tasks, edges and events go with it.
  * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
  */
@@ -52,6 +54,8 @@ export async function resetPlan(
       status: targetOf("RESET"),
       ...NO_CLAIM,
       attempts: 0,
+      ...NO_RETRY_STATE,
+      lastFailure: null,
       unfinishedDeps: sql`(${dependencyCount})`,
       ...bumpVersion(),
     })
@@ -63,10 +67,13 @@ export async function resetPlan(
   return recordResets(tx, planId, rows, { reason: "manual_reset", mode: "keep_tasks" });
 }
 
+/** What a reset clears besides the claim: the retry's wait, the verification and the progress. */
+const NO_RETRY_STATE = { notBefore: null, verification: null, progress: null } as const;
+
 async function retryFailed(tx: Db, planId: string): Promise<number> {
   const rows = await tx
     .update(tasks)
-    .set({ status: targetOf("RESET"), ...NO_CLAIM, ...bumpVersion() })
+    .set({ status: targetOf("RESET"), ...NO_CLAIM, ...NO_RETRY_STATE, ...bumpVersion() })
     .where(and(eq(tasks.planId, planId), eq(tasks.status, "FAILED")))
     .returning({ id: tasks.id, version: tasks.version });
   return recordResets(tx, planId, rows, { reason: "retry_failed", mode: "failed" });

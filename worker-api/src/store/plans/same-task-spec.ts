@@ -3,7 +3,7 @@ import type { TaskRow } from "../rows.js";
 
 /**
  * True when a stored task still says what the plan file says: description, priority, lists,
- * requirement and extra fields. Status, version and spend are queue state and are not compared.
+ * requirement, `max_attempts` and extra fields. Status, version and spend are queue state and are not compared.
  * Dependencies compare as sets (their order carries no meaning); JSON objects ignore key order, since
  * JSONB reorders keys.
  */
@@ -12,6 +12,7 @@ export function sameTaskSpec(row: TaskRow, spec: TaskSpec): boolean {
     row.description === spec.description &&
     row.priority === spec.priority &&
     row.prdRequirement === spec.prdRequirement &&
+    (row.maxAttempts ?? undefined) === spec.maxAttempts &&
     jsonEqual([...new Set(row.dependencies)].sort(), [...new Set(spec.dependencies)].sort()) &&
     jsonEqual(row.keyFiles, [...spec.keyFiles]) &&
     jsonEqual(row.acceptanceCriteria, [...spec.acceptanceCriteria]) &&

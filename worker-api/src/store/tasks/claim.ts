@@ -58,9 +58,42 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  */
 export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedWithPlan | undefined> {
   assertLeaseMs(input.leaseMs);
+  const first = await claimStatement(db, input, false);
+  if (first !== NEEDS_LOCK) return first;
+  // The most urgent ready task names key files: claim again under the plan's key-file lock, whose
+  // holder commits before it lets go, so this statement's snapshot sees every keyed claim before it.
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`SELECT pg_advisory_xact_lock(${KEY_FILE_LOCK_SPACE}::integer, hashtext(${input.planId}::text))`,
+    );
+    const locked = await claimStatement(tx, input, true);
+    return locked === NEEDS_LOCK ? undefined : locked;
+  });
+}
+
+/**
+ * The first key of the two-key advisory lock a keyed claim takes (the second is the plan id's hash):
+ * "WHLY", so whilly's locks stay apart from any other application's on the same database.
+ */
+const KEY_FILE_LOCK_SPACE = 0x57484c59;
+
+/** The answer of a claim statement run without the key-file lock that picked a task naming key files. */
+const NEEDS_LOCK = Symbol("needs key-file lock");
+
+/**
+ * The claim as one statement. `locked`: the caller holds the plan's key-file lock, so a task naming key
+ * files may be claimed; without it such a pick claims nothing and answers {@link NEEDS_LOCK}.
+ */
+async function claimStatement(
+  db: Db,
+  input: ClaimInput,
+  locked: boolean,
+): Promise<ClaimedWithPlan | undefined | typeof NEEDS_LOCK> {
   const start = input.start === true;
   // CLAIM (and START) rows come from the update's RETURNING, in this order, so their ids ascend as
   // separate inserts' would. The plan CTE is read once by the pick and once by the answer.
+  // A keyed task is claimed only under the lock; without it nothing below the pick writes.
+  const lockHeld = locked ? sql`true` : sql`NOT picked.keyed`;
   const startEvent = start
     ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version))`
     : sql``;
@@ -70,8 +103,14 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
     ), plan AS MATERIALIZED (
       SELECT * FROM ${plans} WHERE id = ${input.planId}
     ), picked AS MATERIALIZED (
-      SELECT t.plan_id, t.id FROM ${tasks} t
+      SELECT t.plan_id, t.id, t.key_files <> '[]'::jsonb AS keyed FROM ${tasks} t
       WHERE t.plan_id = ${input.planId} AND t.status IN (${CLAIMABLE}) AND t.unfinished_deps = 0
+        AND (t.not_before IS NULL OR t.not_before <= now())
+        AND (t.key_files = '[]'::jsonb OR NOT EXISTS (
+          SELECT 1 FROM ${tasks} f
+          WHERE f.plan_id = ${input.planId} AND f.claimed_by IS NOT NULL
+            AND f.key_files ?| ARRAY(SELECT jsonb_array_elements_text(t.key_files))
+        ))
         AND (SELECT ok FROM held)
         AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)
       ORDER BY t.priority_rank, t.id
@@ -84,7 +123,7 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
           ORDER BY c.id DESC LIMIT ${RESERVE_WINDOW}
         ) AS recent
       )) AS amount
-      FROM plan WHERE plan.budget_usd IS NOT NULL AND EXISTS (SELECT 1 FROM picked)
+      FROM plan WHERE plan.budget_usd IS NOT NULL AND EXISTS (SELECT 1 FROM picked WHERE ${lockHeld})
     ), reserved AS (
       UPDATE ${plans} p SET
         reserved_usd = p.reserved_usd + COALESCE(reserve.amount, 0),
@@ -104,9 +143,10 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
         version = t.version + ${start ? 2 : 1}::integer,
         attempts = t.attempts + ${start ? 1 : 0}::integer,
         unnamed_heartbeats = 0,
+        progress = NULL,
         updated_at = now()
       FROM picked
-      WHERE t.plan_id = picked.plan_id AND t.id = picked.id AND t.status IN (${CLAIMABLE})
+      WHERE t.plan_id = picked.plan_id AND t.id = picked.id AND t.status IN (${CLAIMABLE}) AND ${lockHeld}
         AND (NOT EXISTS (SELECT 1 FROM reserve) OR EXISTS (SELECT 1 FROM reserved))
       RETURNING t.*
     ), logged AS (
@@ -119,7 +159,8 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
       ) AS e(ord, event_type, payload)
       ORDER BY e.ord
     )
-    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}
+    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS},
+      COALESCE((SELECT keyed FROM picked), false) AS keyed
     FROM held LEFT JOIN plan ON true LEFT JOIN claimed ON true
   `);
   const [raw] = rawRows(result);
@@ -127,7 +168,7 @@ export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedW
   const plan = fromPrefixed(plans, raw, "p_");
   if (!plan) throw new PlanNotFound(input.planId);
   const task = fromPrefixed(tasks, raw, "t_");
-  if (!task) return undefined;
+  if (!task) return !locked && raw.keyed === true ? NEEDS_LOCK : undefined;
   return { task: toTaskRecord(task), plan: toPlanRecord(plan) };
 }
 

@@ -1,10 +1,15 @@
 import {
   allowedFrom,
   EVENT_TYPES,
+  type FailureReport,
   type FinishReport,
   type FinishResult,
+  InvalidInput,
   type JsonObject,
+  type RetryBackoff,
   targetOf,
+  VERIFICATIONS,
+  type Verification,
 } from "@whilly/core";
 import { events, taskDeps, tasks } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
@@ -17,6 +22,7 @@ import { storableJson } from "../text.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 import { attemptKey, heldAttempt, recordCostCte, settlePlanCte } from "./attempt-cost.js";
 import { explainRejection } from "./fence.js";
+import { assertBackoff, DEFAULT_BACKOFF, lastFailureJson, retryTerms } from "./retry.js";
 
 /** What a finish names: the fence, the attempt's cost and key, its detail, and optionally the request's bearer. */
 export type FinishFence = FinishReport & {
@@ -24,22 +30,32 @@ export type FinishFence = FinishReport & {
   bearer?: PresentedBearer | undefined;
 };
 
-/** How an agent run ended, as the worker reports it. */
+/**
+ * How an agent run ended, as the worker reports it: done (and how it was accepted), or failed (why,
+ * what the next attempt is told, and the pause before it; see `retry.ts`).
+ */
 export type Outcome =
-  | { readonly transition: "COMPLETE" }
-  | { readonly transition: "FAIL"; readonly reason: string };
+  | { readonly transition: "COMPLETE"; readonly verification?: Verification | undefined }
+  | {
+      readonly transition: "FAIL";
+      readonly reason: string;
+      readonly failure?: FailureReport | undefined;
+      readonly backoff?: RetryBackoff | undefined;
+    };
 
 const CLAIMABLE = statusList(allowedFrom("CLAIM"));
 const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
 
 /**
- * Ends an attempt: `CLAIMED`/`IN_PROGRESS` → `DONE` or `FAILED`, claim columns cleared, `costMicroUsd`
+ * Ends an attempt: `CLAIMED`/`IN_PROGRESS` → `DONE`, `FAILED`, or, for a failure with attempts left,
+ * back to `PENDING` not before the retry's backoff (docs/retries.md); claim columns cleared, `costMicroUsd`
  * added to the task's and the plan's spend (failed runs cost money too), the attempt's budget reservation
  * settled. A task finished straight from `CLAIMED` (a client that never called start) counts its attempt
- * here. `DONE` decrements the unfinished-dependency counter of every dependent and signals the plan when
- * one became ready; `FAILED` leaves them blocked. Writes `COMPLETE` `{version, worker_id, cost_usd}` or
- * `FAIL` `{version, worker_id, cost_usd, reason}` with `detail`, then `plan.budget_exceeded` if this
- * spend crossed the budget.
+ * here. `DONE` stores the verification and decrements the unfinished-dependency counter of every
+ * dependent, signalling the plan when one became ready; a failure leaves them blocked and keeps the
+ * attempt's failure as the task's `last_failure`. Writes `COMPLETE` `{version, worker_id, cost_usd}` or
+ * `FAIL` `{version, worker_id, cost_usd, reason, attempt, retry, max_attempts, not_before}` with
+ * `detail`, then `plan.budget_exceeded` if this spend crossed the budget.
  *
  * The cost is recorded under the attempt's idempotency key (see `attemptKey`) at most once, whether or
  * not the fence holds: a report that meets a lost lease (409) still counts its cost on the plan, and a
@@ -53,6 +69,8 @@ const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
  */
 export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
+  if (outcome.transition === "FAIL") assertBackoff(outcome.backoff ?? DEFAULT_BACKOFF);
+  if (outcome.transition === "COMPLETE") assertVerification(outcome.verification);
   const key = attemptKey(fence);
   const [raw] = rawRows(await db.execute(finishStatement(fence, key, outcome)));
   if (raw?.bearer_held !== true) throw new BearerNotStored();
@@ -91,6 +109,7 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
   const detail = fence.detail === undefined ? null : JSON.stringify(storableJson(fence.detail));
   const complete = outcome.transition === "COMPLETE";
   const spends = fence.costMicroUsd > 0;
+  const ends = endColumns(fence, outcome);
   const releases = complete
     ? sql`, dependents AS MATERIALIZED (
         SELECT t.plan_id, t.id FROM ${tasks} t
@@ -125,8 +144,8 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
       SELECT ${bearerHeld(fence.bearer, fence.workerId)} AS ok
     ), finished AS (
       UPDATE ${tasks} t SET
-        status = ${targetOf(outcome.transition)},
-        claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL, reserved_usd = NULL,
+        ${ends.set},
+        claimed_by = NULL, claimed_at = NULL, lease_expires_at = NULL, reserved_usd = NULL, progress = NULL,
         attempts = t.attempts + CASE WHEN t.status = ${targetOf("CLAIM")} THEN 1 ELSE 0 END,
         spent_usd = ${capSpend(sql`t.spent_usd + ${cost}::numeric`)},
         version = t.version + 1,
@@ -136,15 +155,16 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
         AND t.status IN (${statusList(allowedFrom(outcome.transition))}) AND t.claimed_by = ${fence.workerId}
         AND (SELECT ok FROM held)
         AND began.plan_id = t.plan_id AND began.id = t.id
-      RETURNING t.*, began.reserved_usd AS settled_usd
+      RETURNING t.*, began.reserved_usd AS settled_usd, ${ends.returning}
     ), logged AS (
       INSERT INTO ${events} (plan_id, task_id, event_type, payload, detail)
       SELECT finished.plan_id, finished.id, ${complete ? EVENT_TYPES.complete : EVENT_TYPES.fail},
-        jsonb_build_object('version', finished.version) || ${JSON.stringify(storableJson(payload))}::jsonb,
+        jsonb_build_object('version', finished.version) || ${JSON.stringify(storableJson(payload))}::jsonb
+          ${ends.payload},
         ${detail}::jsonb
       FROM finished
       RETURNING id
-    ) ${releases} ${records}, ${settlePlanCte({
+    ) ${releases} ${ends.signal} ${records}, ${settlePlanCte({
       planId: fence.planId,
       added,
       settle: sql`COALESCE((SELECT settled_usd FROM finished), 0)`,
@@ -163,9 +183,51 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
       WHERE settled.settled_attempts > 0 AND settled.spent_usd < settled.budget_usd
     )
     SELECT held.ok AS bearer_held, ${TASK_COLUMNS},
-      ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`false`} AS signalled,
+      ${complete ? sql`(SELECT count(*) FROM signalled) > 0` : sql`(SELECT count(*) FROM retry_signalled) > 0`} AS signalled,
       (SELECT count(*) FROM crossing) > 0 AS crossed,
       (SELECT count(*) FROM room) > 0 AS room
     FROM held LEFT JOIN finished ON true
   `;
+}
+
+/**
+ * The outcome's own columns of the `finished` update (`t` is the row before it), what its RETURNING
+ * adds for the event, and, for a failure, the ready signal of a retry claimable at once.
+ */
+function endColumns(
+  fence: FinishFence,
+  outcome: Outcome,
+): { set: SQL; returning: SQL; payload: SQL; signal: SQL } {
+  if (outcome.transition === "COMPLETE") {
+    return {
+      set: sql`status = ${targetOf("COMPLETE")}, not_before = NULL, verification = ${outcome.verification ?? null}`,
+      returning: sql`NULL AS attempt`,
+      payload: sql``,
+      signal: sql``,
+    };
+  }
+  const retry = retryTerms(fence.planId, outcome.backoff ?? DEFAULT_BACKOFF);
+  return {
+    set: sql`status = CASE WHEN ${retry.retried} THEN ${targetOf("RETRY")} ELSE ${targetOf("FAIL")} END,
+      not_before = ${retry.notBefore},
+      verification = NULL,
+      last_failure = ${lastFailureJson(outcome.failure, retry.attempt, fence.workerId, outcome.reason)}`,
+    returning: sql`(t.last_failure->>'attempt')::integer AS attempt, ${retry.limit} AS max_allowed`,
+    payload: sql`|| jsonb_build_object('attempt', finished.attempt,
+          'retry', finished.status = ${targetOf("RETRY")}, 'max_attempts', finished.max_allowed,
+          'not_before', to_jsonb(finished.not_before))`,
+    signal: sql`, retry_signalled AS (
+        SELECT pg_notify(${READY_CHANNEL}, ${readyPayload(fence.planId)}) FROM finished
+        WHERE finished.status = ${targetOf("RETRY")} AND finished.unfinished_deps = 0
+          AND finished.not_before <= now()
+      )`,
+  };
+}
+
+function assertVerification(value: Verification | undefined): void {
+  if (value === undefined || VERIFICATIONS.includes(value)) return;
+  throw new InvalidInput(
+    "verification",
+    `verification must be one of ${VERIFICATIONS.join(", ")}; got '${value}'`,
+  );
 }

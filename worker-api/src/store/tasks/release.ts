@@ -1,10 +1,12 @@
 import {
   EVENT_TYPES,
+  InvalidInput,
   type MicroUsd,
   releaseRefundsAttempt,
   type TaskFence,
   type TaskRecord,
   targetOf,
+  type WorkerPause,
 } from "@whilly/core";
 import { tasks } from "@whilly/schema";
 import { and, eq, sql } from "drizzle-orm";
@@ -14,6 +16,7 @@ import { NO_CLAIM } from "../lease.js";
 import { assertCost, capSpend } from "../plans/add-spend.js";
 import { signalReady } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
+import { storableJson } from "../text.js";
 import { attemptKey, heldAttempt, settleOnPlan } from "./attempt-cost.js";
 import { fencedUpdate } from "./fence.js";
 
@@ -23,9 +26,10 @@ import { fencedUpdate } from "./fence.js";
  * given, counts like a finished one's, once per idempotency key (see `attemptKey`), saturating like it
  * (see `capSpend`). A reason that refunds (`releaseRefundsAttempt`, e.g. `agent_unavailable`) also
  * gives back the attempt a start counted, in the same statement. Writes `RELEASE`
- * `{version, reason, worker_id}` and signals the plan's waiting claimers. Locks the task row, then the
- * plan row (docs/claim.md).
- * @throws {VersionConflict} @throws {NotOwner}
+ * `{version, reason, worker_id}` and signals the plan's waiting claimers; with `pause` (a rate-limited
+ * worker), also `worker.paused` `{worker_id, reason, until, message}` (docs/retries.md). Locks the task
+ * row, then the plan row (docs/claim.md).
+ * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a pause without a valid time.
  */
 export async function release(
   tx: Db,
@@ -33,10 +37,12 @@ export async function release(
     reason: string;
     costMicroUsd?: MicroUsd | undefined;
     idempotencyKey?: string | undefined;
+    pause?: WorkerPause | undefined;
   },
 ): Promise<TaskRecord> {
   const cost = fence.costMicroUsd ?? 0;
   assertCost(cost);
+  if (fence.pause !== undefined) assertPause(fence.pause);
   const key = attemptKey(fence);
   const [held] = await tx
     .select({ reservedUsd: tasks.reservedUsd })
@@ -46,6 +52,7 @@ export async function release(
     status: targetOf("RELEASE"),
     ...NO_CLAIM,
     spentUsd: capSpend(sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`),
+    progress: null,
     ...(releaseRefundsAttempt(fence.reason) ? { attempts: refundedAttempts } : {}),
   });
   await insertEvents(tx, [
@@ -55,6 +62,21 @@ export async function release(
       eventType: EVENT_TYPES.release,
       payload: { version: row.version, reason: fence.reason, worker_id: fence.workerId },
     },
+    ...(fence.pause === undefined
+      ? []
+      : [
+          {
+            planId: row.planId,
+            taskId: row.id,
+            eventType: EVENT_TYPES.workerPaused,
+            payload: {
+              worker_id: fence.workerId,
+              reason: fence.reason,
+              until: fence.pause.until.toISOString(),
+              message: storableJson(fence.pause.message ?? ""),
+            },
+          },
+        ]),
   ]);
   await settleOnPlan(tx, {
     planId: row.planId,
@@ -89,4 +111,10 @@ export async function recordRefusedReleaseCost(
     settle: null,
     when: heldAttempt(fence),
   });
+}
+
+function assertPause(pause: WorkerPause): void {
+  if (!(pause.until instanceof Date) || Number.isNaN(pause.until.getTime())) {
+    throw new InvalidInput("pause.until", "a pause needs a valid time to pause until");
+  }
 }

@@ -1,10 +1,18 @@
-import { assertLeaseMs, type TaskRef, targetOf } from "@whilly/core";
+import {
+  type AttemptProgress,
+  assertLeaseMs,
+  type JsonObject,
+  type RunningTask,
+  type TaskRef,
+  targetOf,
+} from "@whilly/core";
 import { tasks, workers } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { LEASED, leaseUntil } from "../lease.js";
 import { rawRows, statusList } from "../raw-rows.js";
 import { releaseUnseenCtes } from "../tasks/release-unseen.js";
+import { storableJson } from "../text.js";
 
 /**
  * Heartbeats with a task list that may leave out a task the worker holds before it is released as
@@ -27,7 +35,8 @@ export type HeartbeatResult = {
 /**
  * Records a heartbeat (status `online`, heartbeat now) and renews to now + `leaseMs` (database clock)
  * the leases of the tasks the worker holds: all of them, or, when `running` is given, only those it
- * names. Renewal is not a transition: versions stay, so the worker's fenced calls still match.
+ * names. Renewal is not a transition: versions stay, so the worker's fenced calls still match. A named
+ * task's `progress` (turns, last tool, phase) is stored on it with the renewal.
  *
  * With `running` (an empty list too), a held task it leaves out counts one more unnamed heartbeat
  * since its claim; at {@link CLAIM_LOST_AFTER_BEATS} the worker evidently never got the claim's reply,
@@ -43,7 +52,7 @@ export async function heartbeat(
   db: Db,
   workerId: string,
   leaseMs: number,
-  running?: readonly TaskRef[],
+  running?: readonly RunningTask[],
 ): Promise<HeartbeatResult> {
   assertLeaseMs(leaseMs);
   const listed = running !== undefined;
@@ -66,7 +75,8 @@ export async function heartbeat(
       FOR UPDATE OF t
     ), renewed AS (
       UPDATE ${tasks} t SET lease_expires_at = ${leaseUntil(leaseMs)},
-        unnamed_heartbeats = ${listed ? sql`NULL` : sql`t.unnamed_heartbeats`}
+        unnamed_heartbeats = ${listed ? sql`NULL` : sql`t.unnamed_heartbeats`},
+        progress = ${progressOf(running)}
       FROM held h
       WHERE t.plan_id = h.plan_id AND t.id = h.id AND h.named
       RETURNING t.plan_id, t.id
@@ -109,6 +119,30 @@ export async function touchWorker(db: Db, workerId: string): Promise<boolean> {
     .where(sql`${workers.workerId} = ${workerId}`)
     .returning({ workerId: workers.workerId });
   return touched.length > 0;
+}
+
+/** The renewed row `t`'s progress: the one `running` gives for it, else what it had. */
+function progressOf(running: readonly RunningTask[] | undefined): SQL {
+  const given = (running ?? []).filter((r) => r.progress !== undefined);
+  if (given.length === 0) return sql`t.progress`;
+  const values = sql.join(
+    given.map(
+      (r) =>
+        sql`(${r.planId}::text, ${r.taskId}::text, ${JSON.stringify(storableJson(progressJson(r.progress)))}::jsonb)`,
+    ),
+    sql`, `,
+  );
+  return sql`COALESCE((SELECT v.progress FROM (VALUES ${values}) AS v(plan_id, id, progress)
+    WHERE v.plan_id = t.plan_id AND v.id = t.id LIMIT 1), t.progress)`;
+}
+
+/** The progress fields as JSON, unknown keys dropped. */
+function progressJson(progress: AttemptProgress | undefined): JsonObject {
+  const out: JsonObject = {};
+  if (progress?.turns !== undefined) out.turns = progress.turns;
+  if (progress?.last_tool !== undefined) out.last_tool = progress.last_tool;
+  if (progress?.phase !== undefined) out.phase = progress.phase;
+  return out;
 }
 
 /** Whether task row `t` is among `running`; every held task when no list is given. */
