@@ -9,7 +9,9 @@ export {
   type ReleasePause,
   type TaskClient,
 } from "./client/task-client.js";
+export * from "./pipeline/index.js";
 export * from "./runner/index.js";
+export * from "./verify/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
 export {
   createTaskBudget,
@@ -20,3 +22,4 @@ export {
 export { createPauseGate, type PauseGate, type PauseGateOptions } from "./worker/pause.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
 export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";
+export * from "./workspace/index.js";

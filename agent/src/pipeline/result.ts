@@ -1,0 +1,65 @@
+import type { JsonObject, Verification } from "@whilly/core";
+import type { CheckRecord, ChecksResult } from "../verify/run-checks.js";
+import type { AgentAttempt } from "../worker/types.js";
+import { type ReportedFailure, verdictDetail } from "./verdict.js";
+
+/** How an attempt ended once whilly judged it, with the detail fields it adds. */
+export type Outcome =
+  | { readonly ok: true; readonly verification: Verification; readonly extra: JsonObject }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly failure: ReportedFailure;
+      readonly extra: JsonObject;
+    };
+
+/** The attempt the loop reports: the agent's spend and session, whilly's verdict. */
+export function attemptOf(agent: AgentAttempt | undefined, outcome: Outcome): AgentAttempt {
+  const reason = outcome.ok ? undefined : outcome.reason;
+  const extra = outcome.ok ? { ...outcome.extra, verification: outcome.verification } : outcome.extra;
+  return {
+    ok: outcome.ok,
+    reason,
+    costMicroUsd: agent?.costMicroUsd ?? 0,
+    aborted: false,
+    detail: verdictDetail(agent, outcome.ok, reason, extra),
+    ...(outcome.ok ? { verification: outcome.verification } : { failure: outcome.failure }),
+    ...(agent?.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
+  };
+}
+
+/** A failed {@link Outcome}. */
+export function failed(failure: ReportedFailure, extra: JsonObject = {}): Outcome {
+  return { ok: false, reason: failure.reason, failure, extra };
+}
+
+/** An attempt the worker's shutdown stopped: the loop hands the task back, unjudged. */
+export function stopped(agent: AgentAttempt | undefined): AgentAttempt {
+  return { ...(agent ?? { ok: false, reason: "aborted", costMicroUsd: 0, detail: {} }), aborted: true };
+}
+
+/** `detail.checks` (and `manual_steps`): every check with its kind, exit code and time. */
+export function checksDetail(checks: ChecksResult): JsonObject {
+  return {
+    checks: checks.checks.map(checkJson),
+    ...(checks.manualSteps.length > 0 ? { manual_steps: [...checks.manualSteps] } : {}),
+  };
+}
+
+function checkJson(check: CheckRecord): JsonObject {
+  const json: JsonObject = {
+    step: check.step,
+    kind: check.kind,
+    source: check.source,
+    exit_code: check.exit_code,
+    ms: check.ms,
+  };
+  if (check.manual_reason !== undefined) json.manual_reason = check.manual_reason;
+  if (check.timed_out) json.timed_out = true;
+  return json;
+}
+
+/** An error's message, for a failure's output tail. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

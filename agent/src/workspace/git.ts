@@ -1,0 +1,67 @@
+import { execFile } from "node:child_process";
+import { ConfigurationError } from "@whilly/core";
+
+/** What one git command did. */
+export type GitResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
+
+/** How git commands of a repository are run. */
+export type GitRunner = {
+  /** Runs `git <args>` in `cwd`; never rejects for a non-zero exit (see {@link GitResult.code}). */
+  readonly run: (cwd: string, args: readonly string[], input?: string) => Promise<GitResult>;
+  /** Like `run`, but a non-zero exit throws a `ConfigurationError` naming the command and git's message. */
+  readonly ok: (cwd: string, args: readonly string[], input?: string) => Promise<string>;
+};
+
+/**
+ * Variables that point git at another repository or index: set by a git hook or an editor, they would
+ * make every command below act on the wrong tree.
+ */
+const REPOSITORY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"];
+
+/** The most output kept of one git command, bytes: enough for a status of a large tree. */
+const MAX_BUFFER = 64 * 1024 * 1024;
+
+/**
+ * A runner of the `git` CLI (execFile, no shell) with `env` (usually `process.env`; entries that would
+ * redirect git elsewhere are dropped, and git never prompts for credentials).
+ */
+export function gitRunner(env: Readonly<Record<string, string | undefined>>): GitRunner {
+  const gitEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !REPOSITORY_VARIABLES.includes(key)) gitEnv[key] = value;
+  }
+  gitEnv.GIT_TERMINAL_PROMPT = "0";
+  const run = (cwd: string, args: readonly string[], input?: string) =>
+    new Promise<GitResult>((resolve) => {
+      const child = execFile(
+        "git",
+        [...args],
+        { cwd, env: gitEnv, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+          const spawnMessage = error !== null && typeof error.code === "string" ? `${error.message}\n` : "";
+          resolve({ code, stdout, stderr: `${spawnMessage}${stderr}` });
+        },
+      );
+      // git may exit without reading its input (most commands never do): a closed pipe is no error.
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(input ?? "");
+    });
+  const ok = async (cwd: string, args: readonly string[], input?: string) => {
+    const result = await run(cwd, args, input);
+    if (result.code !== 0) throw gitFailed(args, result);
+    return result.stdout;
+  };
+  return { run, ok };
+}
+
+/** The error for a git command that should not fail: its command line, exit code and first lines of stderr. */
+export function gitFailed(args: readonly string[], result: GitResult): ConfigurationError {
+  const said = result.stderr.trim().split("\n").slice(0, 3).join("; ");
+  return new ConfigurationError(
+    `git ${args.join(" ")} failed (exit ${result.code})${said ? `: ${said}` : ""}`,
+    {
+      hint: "check the repository with `git status` and `git worktree list`; `git worktree prune` clears worktrees whose directory is gone",
+    },
+  );
+}

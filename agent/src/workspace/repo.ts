@@ -1,0 +1,118 @@
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { appendFile, mkdir } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { ConfigurationError } from "@whilly/core";
+import { type GitRunner, gitFailed } from "./git.js";
+
+/** The identity whilly commits with when the repository names none (`git config user.name/email`). */
+export const WHILLY_GIT_IDENTITY = { name: "whilly", email: "whilly@localhost" } as const;
+
+/**
+ * The top of the git working tree holding `dir`, or `undefined` when `dir` is not inside one (then
+ * whilly runs tasks in place).
+ */
+export async function gitTopLevel(git: GitRunner, dir: string): Promise<string | undefined> {
+  const result = await git.run(dir, ["rev-parse", "--show-toplevel"]);
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The commit HEAD points at; refuses a repository with no commit, where no worktree can start. */
+export async function startCommit(git: GitRunner, top: string): Promise<string> {
+  const result = await git.run(top, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  if (result.code === 0) return result.stdout.trim();
+  throw new ConfigurationError(
+    `the git repository at ${top} has no commit yet: each task's worktree starts from a commit`,
+    { hint: "make a first commit: git commit --allow-empty -m init" },
+  );
+}
+
+/** The branch checked out at `top` (`main`), or `undefined` when HEAD is detached. */
+export async function currentBranch(git: GitRunner, top: string): Promise<string | undefined> {
+  const result = await git.run(top, ["symbolic-ref", "-q", "--short", "HEAD"]);
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The commit a branch points at, or `undefined` when it does not exist. */
+export async function branchTip(git: GitRunner, top: string, branch: string): Promise<string | undefined> {
+  const result = await git.run(top, ["rev-parse", "--verify", "-q", `refs/heads/${branch}^{commit}`]);
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** Refuses a `--branch` value git cannot hold, or the branch checked out in the repository itself. */
+export async function checkIntegrationBranch(
+  git: GitRunner,
+  top: string,
+  branch: string,
+  userBranch: string | undefined,
+): Promise<void> {
+  const valid = await git.run(top, ["check-ref-format", "--branch", branch]);
+  if (valid.code !== 0 || branch.startsWith("-")) {
+    throw new ConfigurationError(`--branch '${branch}' is not a valid git branch name`, {
+      hint: "use letters, digits, '/', '-', '_' and '.', e.g. --branch whilly/my-plan",
+    });
+  }
+  if (branch === userBranch) {
+    throw new ConfigurationError(`--branch '${branch}' is the branch checked out in ${top}`, {
+      hint: "name a branch of its own for the plan's work (whilly fast-forwards yours at the end), or leave --branch out",
+    });
+  }
+}
+
+/**
+ * The git arguments that give commits an identity when the repository has none configured: whilly's own
+ * ({@link WHILLY_GIT_IDENTITY}) for whichever of `user.name` and `user.email` is unset. Also turns off
+ * automatic garbage collection, which would race the other worktrees' commits.
+ */
+export async function commitArgs(git: GitRunner, top: string): Promise<string[]> {
+  const args = ["-c", "gc.auto=0"];
+  if ((await git.run(top, ["config", "user.name"])).code !== 0) {
+    args.push("-c", `user.name=${WHILLY_GIT_IDENTITY.name}`);
+  }
+  if ((await git.run(top, ["config", "user.email"])).code !== 0) {
+    args.push("-c", `user.email=${WHILLY_GIT_IDENTITY.email}`);
+  }
+  return args;
+}
+
+/**
+ * Keeps `.whilly/` (the worktrees, the embedded store) out of git through `info/exclude`, never the
+ * user's `.gitignore`, so worktrees never show in `git status`.
+ */
+export async function excludeWhillyDir(git: GitRunner, top: string): Promise<void> {
+  const out = (await git.ok(top, ["rev-parse", "--git-common-dir"])).trim();
+  const common = isAbsolute(out) ? out : resolve(top, out);
+  const exclude = join(common, "info", "exclude");
+  const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+  if (current.split(/\r?\n/).some((line) => line.trim() === "/.whilly/" || line.trim() === ".whilly/"))
+    return;
+  await mkdir(join(common, "info"), { recursive: true });
+  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+  await appendFile(exclude, `${separator}# whilly's worktrees and embedded store\n/.whilly/\n`);
+}
+
+/** True when `dir` is the top of a worktree of this repository whose HEAD is `ref` (or detached, for `undefined`). */
+export async function isWorktreeAt(git: GitRunner, dir: string, ref: string | undefined): Promise<boolean> {
+  if (!existsSync(dir)) return false;
+  const top = await git.run(dir, ["rev-parse", "--show-toplevel"]);
+  if (top.code !== 0 || !samePath(top.stdout.trim(), dir)) return false;
+  const head = await git.run(dir, ["symbolic-ref", "-q", "HEAD"]);
+  return ref === undefined ? head.code !== 0 : head.code === 0 && head.stdout.trim() === ref;
+}
+
+/** Removes the worktree at `dir` (its branch stays) and whatever is left of the directory. */
+export async function dropWorktree(git: GitRunner, top: string, dir: string): Promise<void> {
+  if (existsSync(dir)) {
+    await git.run(top, ["worktree", "remove", "--force", "--force", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pruned = await git.run(top, ["worktree", "prune"]);
+  if (pruned.code !== 0) throw gitFailed(["worktree", "prune"], pruned);
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}

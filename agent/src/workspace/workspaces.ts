@@ -1,0 +1,156 @@
+import { join } from "node:path";
+import { ConfigurationError } from "@whilly/core";
+import { type FinishResult, takeWork } from "./finish.js";
+import { gitRunner } from "./git.js";
+import { type IntegrateOptions, type IntegrationResult, integrateBranch } from "./integrate.js";
+import { commitLeftovers, recordSetupPaths } from "./leftovers.js";
+import { createMutex } from "./mutex.js";
+import {
+  branchTip,
+  checkIntegrationBranch,
+  commitArgs,
+  currentBranch,
+  dropWorktree,
+  excludeWhillyDir,
+  gitTopLevel,
+  isWorktreeAt,
+  startCommit,
+} from "./repo.js";
+import { slugOf } from "./slug.js";
+
+/** The task fields a workspace needs. */
+export type WorkspaceTask = { readonly id: string; readonly description: string };
+
+/** Options of {@link openWorkspaces}. */
+export type WorkspacesOptions = {
+  /** A directory inside the repository (its top is found with `git rev-parse --show-toplevel`). */
+  readonly repoDir: string;
+  readonly planId: string;
+  /** The integration branch; default `whilly/<plan-slug>`. */
+  readonly branch?: string | undefined;
+  /** The environment of every git command; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+};
+
+/** A task's worktree, ready for the agent. */
+export type PreparedWorkspace = {
+  /** The worktree's directory, `<repo>/.whilly/worktrees/<plan-slug>/<task-slug>`. */
+  readonly dir: string;
+  /** The task's branch, `whilly-tasks/<plan-slug>/<task-slug>`. */
+  readonly branch: string;
+  /** The commit the worktree started from (the integration branch's tip then). */
+  readonly base: string;
+  /** True when the worktree a previous attempt left was kept, with its work and agent session. */
+  readonly reused: boolean;
+};
+
+/** Where a task's work is kept: its worktree and branch. */
+export type KeptWorkspace = { readonly dir: string; readonly branch: string };
+
+/** The git worktrees of one plan's run; see {@link openWorkspaces}. Every method may throw ConfigurationError when git fails. */
+export type Workspaces = {
+  /** The repository's top directory. */
+  readonly repoDir: string;
+  readonly integrationBranch: string;
+  /** The commit HEAD was at when the workspaces were opened. */
+  readonly startCommit: string;
+  /** The branch checked out then; `undefined` for a detached HEAD. */
+  readonly userBranch: string | undefined;
+  /** True when the integration branch existed already (a resumed run builds on it). */
+  readonly resumed: boolean;
+  /**
+   * A worktree for `task`: the one a previous attempt left when `reuse` allows and it still exists,
+   * else a fresh one on the task's branch (reset) from the integration branch's tip, which holds every
+   * DONE dependency's work.
+   */
+  prepare(task: WorkspaceTask, options: { readonly reuse: boolean }): Promise<PreparedWorkspace>;
+  /** Records what the setup command made in `dir`, so {@link Workspaces.commitLeftovers} leaves it out. */
+  recordSetup(dir: string): Promise<readonly string[]>;
+  /** Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. */
+  commitLeftovers(dir: string, task: WorkspaceTask): Promise<string | undefined>;
+  /** Merges the task's branch into the integration branch, one task at a time (see `integrateBranch`). */
+  integrate(task: WorkspaceTask, options?: IntegrateOptions): Promise<IntegrationResult>;
+  /** Removes the task's worktree (DONE); its branch is kept. */
+  remove(task: WorkspaceTask): Promise<void>;
+  /** Where a task's worktree and branch are (kept for a FAILED task, to be printed). */
+  keptPaths(task: WorkspaceTask): KeptWorkspace;
+  /** Removes the integration worktree and fast-forwards the user's branch, or says how to. */
+  finish(): Promise<FinishResult>;
+};
+
+/**
+ * Opens the worktrees of a plan's run in the git repository holding `repoDir`: records the start commit
+ * and the checked-out branch, creates the integration branch from the start commit unless it exists
+ * (a resumed run reuses it), and keeps `.whilly/` out of git (`info/exclude`). See docs/worktrees.md.
+ * @throws ConfigurationError when `repoDir` is not in a git repository, the repository has no commit
+ *   yet (hint: make a first commit), or `branch` is not a usable branch name.
+ */
+export async function openWorkspaces(options: WorkspacesOptions): Promise<Workspaces> {
+  const git = gitRunner(options.env ?? process.env);
+  const top = await gitTopLevel(git, options.repoDir);
+  if (top === undefined) {
+    throw new ConfigurationError(`${options.repoDir} is not inside a git repository`, {
+      hint: "run whilly in a git repository for a worktree per task, or run tasks in place one at a time",
+    });
+  }
+  const start = await startCommit(git, top);
+  const userBranch = await currentBranch(git, top);
+  const planSlug = slugOf(options.planId);
+  const integration = options.branch ?? `whilly/${planSlug}`;
+  await checkIntegrationBranch(git, top, integration, userBranch);
+  const tip = await branchTip(git, top, integration);
+  const resumed = tip !== undefined;
+  if (tip === undefined) await git.ok(top, ["branch", integration, start]);
+  else if (tip !== start && (await git.run(top, ["merge-base", "--is-ancestor", tip, start])).code === 0) {
+    // The user took the earlier run's work and went on: new tasks start from where they are now.
+    await git.ok(top, ["update-ref", `refs/heads/${integration}`, start, tip]);
+  }
+  await excludeWhillyDir(git, top);
+  const commit = await commitArgs(git, top);
+  const lock = createMutex();
+  const root = join(top, ".whilly", "worktrees", planSlug);
+  const integrationDir = join(root, "_integration");
+  const kept = (task: WorkspaceTask): KeptWorkspace => {
+    const slug = slugOf(task.id);
+    return { dir: join(root, slug), branch: `whilly-tasks/${planSlug}/${slug}` };
+  };
+
+  return {
+    repoDir: top,
+    integrationBranch: integration,
+    startCommit: start,
+    userBranch,
+    resumed,
+    prepare: (task, { reuse }) =>
+      lock(async () => {
+        const { dir, branch } = kept(task);
+        if (reuse && (await isWorktreeAt(git, dir, `refs/heads/${branch}`))) {
+          const base = await git.ok(top, ["merge-base", `refs/heads/${branch}`, `refs/heads/${integration}`]);
+          return { dir, branch, base: base.trim(), reused: true };
+        }
+        await dropWorktree(git, top, dir);
+        const base = await branchTip(git, top, integration);
+        if (base === undefined) throw new ConfigurationError(`the integration branch ${integration} is gone`);
+        await git.ok(top, ["worktree", "add", "-q", "-B", branch, dir, base]);
+        return { dir, branch, base, reused: false };
+      }),
+    recordSetup: (dir) => recordSetupPaths(git, dir),
+    commitLeftovers: (dir, task) => commitLeftovers(git, dir, commit, task),
+    integrate: (task, integrateOptions = {}) =>
+      lock(() =>
+        integrateBranch(
+          { git, top, dir: integrationDir, integration, commitArgs: commit },
+          task,
+          kept(task).branch,
+          integrateOptions,
+        ),
+      ),
+    remove: (task) => lock(() => dropWorktree(git, top, kept(task).dir)),
+    keptPaths: kept,
+    finish: () =>
+      lock(async () => {
+        await dropWorktree(git, top, integrationDir);
+        return takeWork({ git, top, integration, start, userBranch });
+      }),
+  };
+}
