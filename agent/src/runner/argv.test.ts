@@ -11,13 +11,21 @@ describe("claudeArgv", () => {
       "/bin/claude",
       "--dangerously-skip-permissions",
       "--output-format",
-      "json",
+      "stream-json",
+      "--verbose",
       "--model",
       "m1",
       "-p",
       "--",
       "do it",
     ]);
+  });
+
+  it("resumes a session when asked, before the prompt", () => {
+    const s = parseClaudeSettings({ CLAUDE_BIN: "claude" }, user);
+    const argv = claudeArgv(s, "go on", { resumeSessionId: "5e55-10n" });
+    expect(argv.slice(-5)).toEqual(["--resume", "5e55-10n", "-p", "--", "go on"]);
+    expect(claudeArgv(s, "go on")).not.toContain("--resume");
   });
 
   it("uses acceptEdits in safe mode and adds --max-turns when set", () => {

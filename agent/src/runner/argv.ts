@@ -2,15 +2,24 @@ import { secretValuesOf } from "@whilly/core";
 import type { ClaudeSettings } from "./settings.js";
 
 /**
- * The command line for one attempt (docs/agent.md#the-command-line): `[bin, <permission flags>, --output-format, json,
- * --model, <model>, [--max-turns, N], -p, --, <prompt>]`. The prompt is one argument, never passed through a
- * shell; `--` keeps a prompt that starts with `-` from being read as an option. Linux limits one argument
- * to 128 KiB, so a longer prompt fails to start (`spawn_failed`, E2BIG).
+ * The command line for one attempt (docs/agent.md#the-command-line): `[bin, <permission flags>,
+ * --output-format, stream-json, --verbose, --model, <model>, [--max-turns, N], [--resume, <session id>],
+ * -p, --, <prompt>]`. stream-json prints one event per line as the agent works (`--print` accepts it only
+ * with `--verbose`), so progress and stalls can be seen while it runs. The prompt is one argument, never
+ * passed through a shell; `--` keeps a prompt that starts with `-` from being read as an option. Linux
+ * limits one argument to 128 KiB, so a longer prompt fails to start (`spawn_failed`, E2BIG).
+ * @param options.resumeSessionId continue this session (`--resume`); Claude Code keeps sessions per
+ *   working directory, so only a run in the session's own directory finds it.
  */
-export function claudeArgv(settings: ClaudeSettings, prompt: string): string[] {
+export function claudeArgv(
+  settings: ClaudeSettings,
+  prompt: string,
+  options: { readonly resumeSessionId?: string | undefined } = {},
+): string[] {
   const argv = [settings.claudeBin, ...permissionFlags(settings)];
-  argv.push("--output-format", "json", "--model", settings.model);
+  argv.push("--output-format", "stream-json", "--verbose", "--model", settings.model);
   if (settings.maxTurns !== undefined) argv.push("--max-turns", String(settings.maxTurns));
+  if (options.resumeSessionId !== undefined) argv.push("--resume", options.resumeSessionId);
   argv.push("-p", "--", prompt);
   return argv;
 }

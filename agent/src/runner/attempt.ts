@@ -1,22 +1,29 @@
 import {
   AGENT_UNAVAILABLE_HINTS,
+  type AgentOutcome,
+  type AttemptFailure,
   agentOutcomeDetail,
+  buildFollowUpPrompt,
   buildPrompt,
+  effectiveMaxAttempts,
   type PlanPayload,
+  type PromptAttempt,
   type PromptPlan,
   type TaskPayload,
 } from "@whilly/core";
-import type { RunAttempt } from "../worker/types.js";
-import { runClaude } from "./run-claude.js";
+import type { AgentAttempt, RunAgent, RunAttempt } from "../worker/types.js";
+import { type AgentRunResult, runClaude } from "./run-claude.js";
 import type { ClaudeSettings } from "./settings.js";
 
-/** Options of {@link createClaudeAttempt}. */
-export type ClaudeAttemptOptions = {
+/** Options of {@link createClaudeAgent}. */
+export type ClaudeAgentOptions = {
   readonly settings: ClaudeSettings;
-  /** Where the agent works on every task. */
-  readonly cwd: string;
   /** Per-task limit, ms. */
   readonly timeoutMs: number;
+  /** No event from the agent for this long ends the attempt `stalled`, ms; default 10 minutes. */
+  readonly stallTimeoutMs?: number | undefined;
+  /** The least time between two progress reports, ms; default 1000. */
+  readonly activityIntervalMs?: number | undefined;
   /** The agent's environment (usually the worker's `process.env`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
@@ -26,36 +33,116 @@ export type ClaudeAttemptOptions = {
   readonly stateDir?: string | undefined;
 };
 
+/** Options of {@link createClaudeAttempt}: {@link ClaudeAgentOptions} and the one directory it works in. */
+export type ClaudeAttemptOptions = ClaudeAgentOptions & {
+  /** Where the agent works on every task. */
+  readonly cwd: string;
+};
+
 /**
- * Binds Claude Code to the worker loop: each call builds the task's prompt (docs/agent.md; a claim
- * without plan context gets a plan named by its id), runs the CLI once with {@link runClaude}, and reports
- * the classified outcome. Never throws for the agent's failures.
+ * Binds Claude Code to one directory per call ({@link RunAgent}): each call builds the task's prompt
+ * (docs/agent.md; a claim without plan context gets a plan named by its id) with `Attempt: N of M` and,
+ * after a failed attempt, what went wrong; with `resumeSessionId` it continues that session
+ * (`claude --resume`) with a short follow-up prompt instead. It runs the CLI once with {@link runClaude}
+ * and reports the classified outcome: a provider limit as `limited`, the session id, turns and the last
+ * tool through `onActivity`. Never throws for the agent's failures.
  */
-export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
-  return async ({ task, plan, signal }) => {
-    const prompt = buildPrompt({ plan: promptPlan(task, plan), task: promptTask(task) });
+export function createClaudeAgent(options: ClaudeAgentOptions): RunAgent {
+  return async ({ task, plan, cwd, signal, resumeSessionId, previousFailure, onActivity }) => {
+    const attempt = promptAttempt(task);
+    const prompt =
+      resumeSessionId !== undefined && previousFailure !== undefined
+        ? buildFollowUpPrompt({ taskId: task.id, attempt, previousFailure })
+        : buildPrompt({ plan: promptPlan(task, plan), task: promptTask(task), attempt, previousFailure });
     const result = await runClaude({
       prompt,
-      cwd: options.cwd,
+      cwd,
       timeoutMs: options.timeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs,
+      activityIntervalMs: options.activityIntervalMs,
       settings: options.settings,
       env: options.env,
       signal,
+      resumeSessionId,
+      onActivity,
       ...(options.secrets ? { secrets: options.secrets } : {}),
       stateDir: options.stateDir,
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
-    const { outcome } = result;
+    return agentAttempt(result);
+  };
+}
+
+/**
+ * The older binding: every task in one fixed directory (`options.cwd`), as `whilly-worker` and an
+ * in-place `whilly run` work. A thin wrapper of {@link createClaudeAgent}; the claim's
+ * `previous_failure` goes into the prompt, and a session is never resumed.
+ */
+export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
+  const agent = createClaudeAgent(options);
+  return ({ task, plan, signal, onActivity }) =>
+    agent({ task, plan, cwd: options.cwd, signal, previousFailure: previousFailureOf(task), onActivity });
+}
+
+/** The {@link AgentAttempt} of one run. */
+export function agentAttempt(result: AgentRunResult): AgentAttempt {
+  const { outcome } = result;
+  const attempt: AgentAttempt = {
+    ok: outcome.ok,
+    reason: outcome.reason,
+    costMicroUsd: outcome.costMicroUsd,
+    aborted: result.aborted,
+    detail: agentOutcomeDetail(outcome),
+    sessionId: result.sessionId,
+  };
+  if (outcome.unavailable !== undefined) {
     return {
-      ok: outcome.ok,
-      reason: outcome.reason,
-      costMicroUsd: outcome.costMicroUsd,
-      aborted: result.aborted,
-      detail: agentOutcomeDetail(outcome),
-      ...(outcome.unavailable === undefined
-        ? {}
-        : { unavailable: { message: outcome.message, hint: AGENT_UNAVAILABLE_HINTS[outcome.unavailable] } }),
+      ...attempt,
+      unavailable: { message: outcome.message, hint: AGENT_UNAVAILABLE_HINTS[outcome.unavailable] },
     };
+  }
+  if (outcome.limited !== undefined) {
+    return { ...attempt, limited: { message: outcome.limited.message, until: outcome.limited.until } };
+  }
+  if (outcome.ok || result.aborted) return attempt;
+  return { ...attempt, failure: agentFailure(outcome) };
+}
+
+/** What the next attempt is told of a failed agent run. */
+function agentFailure(outcome: AgentOutcome): NonNullable<AgentAttempt["failure"]> {
+  return {
+    reason: outcome.reason ?? "failed",
+    exit_code: outcome.exitCode,
+    ...(outcome.outputTail === "" ? {} : { output_tail: outcome.outputTail }),
+    ...(outcome.sessionId === null ? {} : { session_id: outcome.sessionId }),
+  };
+}
+
+/** `Attempt: N of M` from the claim: `attempts` counts this one once started; `max_attempts` after defaults. */
+function promptAttempt(task: TaskPayload): PromptAttempt {
+  const max = effectiveMaxAttempts(task.max_attempts, undefined);
+  return { number: Math.max(1, task.attempts), max: Math.max(max, task.attempts, 1) };
+}
+
+/**
+ * The claim's `previous_failure` as an {@link AttemptFailure}, or `undefined` when it has none or it
+ * lacks the two fields a prompt needs (a number and a reason).
+ */
+export function previousFailureOf(task: TaskPayload): AttemptFailure | undefined {
+  const raw = task.previous_failure;
+  if (raw === null || raw === undefined) return undefined;
+  if (typeof raw.attempt !== "number" || typeof raw.reason !== "string") return undefined;
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const steps = Array.isArray(raw.manual_steps) ? raw.manual_steps.filter((s) => typeof s === "string") : [];
+  return {
+    attempt: raw.attempt,
+    reason: raw.reason,
+    step: text(raw.step),
+    exit_code: typeof raw.exit_code === "number" ? raw.exit_code : undefined,
+    output_tail: text(raw.output_tail),
+    session_id: text(raw.session_id),
+    worker_id: text(raw.worker_id),
+    ...(steps.length > 0 ? { manual_steps: steps as string[] } : {}),
   };
 }
 

@@ -1,6 +1,13 @@
 export { checkAgentBin } from "./agent-bin.js";
 export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
-export { type ClaudeAttemptOptions, createClaudeAttempt } from "./attempt.js";
+export {
+  agentAttempt,
+  type ClaudeAgentOptions,
+  type ClaudeAttemptOptions,
+  createClaudeAgent,
+  createClaudeAttempt,
+  previousFailureOf,
+} from "./attempt.js";
 export { type AttemptRecord, endOrphanedAttempts, type OrphanReport } from "./attempt-record.js";
 export { ATTEMPT_ID_VARIABLE, endAttemptProcesses, findAttemptProcesses } from "./end-processes.js";
 export { type ProcessId, procAvailable } from "./proc-table.js";
@@ -10,7 +17,13 @@ export {
   type ProcessGroupResult,
   runProcessGroup,
 } from "./process-group.js";
-export { type AgentRunResult, type RunClaudeInput, runClaude } from "./run-claude.js";
+export {
+  type AgentRunResult,
+  DEFAULT_ACTIVITY_INTERVAL_MS,
+  DEFAULT_STALL_TIMEOUT_MS,
+  type RunClaudeInput,
+  runClaude,
+} from "./run-claude.js";
 export {
   type ClaudePermissions,
   type ClaudeSettings,
@@ -19,3 +32,4 @@ export {
   parseClaudeSettings,
   ROOT_ALLOWED_TOOLS,
 } from "./settings.js";
+export { StreamEvents, throttle } from "./stream-events.js";

@@ -12,6 +12,11 @@ export type ProcessGroupOptions = {
   readonly env: Readonly<Record<string, string>>;
   /** Kill the group after this long, ms. */
   readonly timeoutMs: number;
+  /**
+   * Kill the group when stdout stays silent this long, ms (the result then has `stalled`); the clock
+   * starts at spawn and restarts with every chunk on stdout. None when undefined.
+   */
+  readonly stallTimeoutMs?: number | undefined;
   /** Time between SIGTERM and SIGKILL, ms. */
   readonly killGraceMs: number;
   /** Kills the group when aborted (worker shutdown). */
@@ -36,6 +41,8 @@ export type ProcessGroupResult = {
   readonly stdout: string;
   readonly stderr: string;
   readonly timedOut: boolean;
+  /** Killed because stdout was silent for `stallTimeoutMs`. */
+  readonly stalled?: boolean;
   readonly aborted: boolean;
   readonly spawnError?: { readonly code: string | undefined; readonly message: string };
   /** Wall time from spawn to the streams closing, ms. */
@@ -75,6 +82,8 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
     let exitCode: number | null = null;
     let exitSignal: string | null = null;
     let timedOut = false;
+    let stalled = false;
+    let stallTimer: NodeJS.Timeout | undefined;
     let aborted = false;
     let terminating = false;
     let finished = false;
@@ -132,6 +141,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       if (finished) return;
       finished = true;
       for (const t of timers) clearTimeout(t);
+      clearTimeout(stallTimer);
       options.signal?.removeEventListener("abort", onAbort);
       if (terminating) killGroup("SIGKILL");
       sweep();
@@ -144,6 +154,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
         stdout: out.text(),
         stderr: err.text(),
         timedOut,
+        stalled,
         aborted,
         wallMs: wall(),
       };
@@ -154,7 +165,17 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       terminate();
     };
 
+    const stallMs = options.stallTimeoutMs;
+    const armStall = () => {
+      if (stallMs === undefined || pid === undefined || terminating) return;
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        stalled = true;
+        terminate();
+      }, stallMs);
+    };
     child.stdout?.on("data", (chunk: Buffer) => {
+      armStall();
       out.push(chunk);
       if (options.onOutput) options.onOutput(out.decode(chunk), "stdout");
     });
@@ -168,6 +189,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
     child.on("exit", (code, sig) => {
       exitCode = code;
       exitSignal = sig;
+      clearTimeout(stallTimer);
       terminate();
       sweep();
     });
@@ -180,6 +202,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
           terminate();
         }, options.timeoutMs),
       );
+      armStall();
       options.signal?.addEventListener("abort", onAbort, { once: true });
     }
   });
@@ -194,7 +217,16 @@ export function endRunningAttempts(): void {
 }
 
 function notRun(wallMs: number): ProcessGroupResult {
-  return { exitCode: null, signal: null, stdout: "", stderr: "", timedOut: false, aborted: false, wallMs };
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    stalled: false,
+    aborted: false,
+    wallMs,
+  };
 }
 
 function failedToStart(code: string | undefined, message: string, wallMs: number): ProcessGroupResult {

@@ -1,6 +1,7 @@
 import { parseUsd } from "../money.js";
 import { dropCutFragment, redactSecrets } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
+import { type ProviderLimit, providerLimit } from "./limits.js";
 import { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 import type {
   AgentFailureReason,
@@ -17,6 +18,7 @@ type Verdict = {
   readonly reason?: AgentFailureReason;
   readonly message: string;
   readonly unavailable?: AgentUnavailableKind;
+  readonly limited?: ProviderLimit;
 };
 
 /**
@@ -53,6 +55,10 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
     outputTail: keptTail(transcript(run, json, resultText, errors, denials), clean),
   };
   if (verdict.reason === undefined) return outcome;
+  if (verdict.limited !== undefined) {
+    const limited = { message: clean(verdict.limited.message), until: verdict.limited.until };
+    return { ...outcome, reason: verdict.reason, limited };
+  }
   return verdict.unavailable === undefined
     ? { ...outcome, reason: verdict.reason }
     : { ...outcome, reason: verdict.reason, unavailable: verdict.unavailable };
@@ -92,10 +98,30 @@ function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields)
     return { reason: "spawn_failed", message: `could not start the agent: ${run.spawnError.message}` };
   }
   if (run.timedOut) return { reason: "timeout", message: "the agent ran out of time and was killed" };
+  if (run.stalled) {
+    return { reason: "stalled", message: "the agent printed nothing for the stall timeout and was killed" };
+  }
   if (run.aborted)
     return { reason: "aborted", message: "the agent was stopped because the worker is shutting down" };
+  const limited = limitOf(run, json, texts);
+  if (limited !== undefined) {
+    const when = limited.until === undefined ? "" : ` until ${limited.until.toISOString()}`;
+    const why = limited.message === "" ? "" : `: ${limited.message}`;
+    return { reason: "rate_limited", limited, message: `the provider refused for a limit${when}${why}` };
+  }
   if (json === undefined) return judgeWithoutJson(run);
   return judgeResult(run, json, fields);
+}
+
+/** A provider limit, for failed runs only (see {@link providerLimit}). */
+function limitOf(run: AgentRunReport, json: RawObject | undefined, texts: readonly string[]) {
+  const now = run.now ?? new Date();
+  if (json !== undefined) {
+    if (json.is_error !== true && run.exitCode === 0) return undefined;
+    return providerLimit(json, texts, now, run.hostZone);
+  }
+  if (run.exitCode === 0 || run.signal !== null) return undefined;
+  return providerLimit(undefined, [run.stderr, run.stdout], now, run.hostZone);
 }
 
 function judgeWithoutJson(run: AgentRunReport): Verdict {

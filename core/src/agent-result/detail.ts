@@ -6,7 +6,7 @@ import type { AgentOutcome } from "./outcome.js";
  * The attempt summary stored in a `COMPLETE` or `FAIL` event's `detail`: `attempt` (when given), `ok`,
  * `reason` and `message` (failures only), `cost_usd` (decimal string, six places), `num_turns`,
  * `duration_ms`, `session_id`, `exit_code`, `signal`, `permission_denials` (tool names, when any),
- * `output_tail` (at most 4 KiB). Holds no secrets: the outcome was redacted when it was made.
+ * `output_tail` (at most 4 KiB), `limited_until` (ISO or null, for `rate_limited`). Holds no secrets: the outcome was redacted when it was made.
  */
 export function agentOutcomeDetail(outcome: AgentOutcome, attempt?: number): JsonObject {
   const detail: JsonObject = {
@@ -25,6 +25,7 @@ export function agentOutcomeDetail(outcome: AgentOutcome, attempt?: number): Jso
     detail.message = outcome.message;
   }
   if (outcome.unavailable !== undefined) detail.unavailable = outcome.unavailable;
+  if (outcome.limited !== undefined) detail.limited_until = outcome.limited.until?.toISOString() ?? null;
   if (outcome.permissionDenials.length > 0) {
     detail.permission_denials = outcome.permissionDenials.map((d) => d.toolName);
   }

@@ -1,6 +1,7 @@
 export { classifyAgentRun } from "./classify.js";
 export { agentOutcomeDetail } from "./detail.js";
 export { findResultObject } from "./find-result.js";
+export { limitResetTime, type ProviderLimit, providerLimit } from "./limits.js";
 export { COMPLETION_MARKER, endsWithCompletionMarker } from "./marker.js";
 export type {
   AgentFailureReason,

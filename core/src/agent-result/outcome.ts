@@ -1,4 +1,5 @@
 import type { MicroUsd } from "../money.js";
+import type { ProviderLimit } from "./limits.js";
 
 /**
  * What the runner observed of one agent process, the input of {@link classifyAgentRun}.
@@ -14,6 +15,8 @@ export type AgentRunReport = {
   readonly stderr: string;
   /** The runner killed the process because the per-task timeout ran out. */
   readonly timedOut: boolean;
+  /** The runner killed the process because it printed nothing on stdout for the stall timeout. */
+  readonly stalled?: boolean;
   /** The runner killed the process because its caller aborted (worker shutdown). */
   readonly aborted?: boolean;
   /** Set when the process could not be started (e.g. `code: "ENOENT"` for a missing binary). */
@@ -22,13 +25,18 @@ export type AgentRunReport = {
   readonly wallMs?: number;
   /** Values that must never appear in the outcome (API keys, tokens); each is replaced by `[redacted]`. */
   readonly secrets?: readonly string[];
+  /** The time a limit's reset is computed from (the next such time after it); default now. */
+  readonly now?: Date;
+  /** The IANA zone of a reset time printed without one; default this process's zone. */
+  readonly hostZone?: string;
 };
 
 /**
  * Why an attempt failed. The order of the checks, first match wins:
  * `agent_unavailable` (the agent cannot run on this machine: binary missing or not executable, not
- * logged in, credentials refused; see `agentUnavailable`), `spawn_failed` (could not start otherwise), `timeout` (per-task limit hit), `aborted` (worker
- * shutdown), then without a result JSON: `killed` (signal, nothing printed), `nonzero_exit` (no JSON, exit
+ * logged in, credentials refused; see `agentUnavailable`), `spawn_failed` (could not start otherwise), `timeout` (per-task limit hit), `stalled` (no output for the stall timeout), `aborted` (worker
+ * shutdown), `rate_limited` (a failed run refused by the provider for a usage or rate limit, 429 or 529
+ * after the CLI's own retries; see `providerLimit`), then without a result JSON: `killed` (signal, nothing printed), `nonzero_exit` (no JSON, exit
  * code not 0), `no_output` (exit 0, nothing printed), `parse_error` (printed something that holds no result
  * object); then from the result JSON: `max_turns` (`error_max_turns`), `max_budget` (`error_max_budget_usd`),
  * `error_subtype` (any other subtype than `success`, e.g. `error_during_execution` even with
@@ -40,7 +48,9 @@ export type AgentFailureReason =
   | "agent_unavailable"
   | "spawn_failed"
   | "timeout"
+  | "stalled"
   | "aborted"
+  | "rate_limited"
   | "killed"
   | "nonzero_exit"
   | "no_output"
@@ -80,6 +90,11 @@ export type AgentOutcome = {
   readonly reason?: AgentFailureReason;
   /** Set exactly when `reason` is `agent_unavailable`: what is missing, credentials or the install. */
   readonly unavailable?: AgentUnavailableKind;
+  /**
+   * Set exactly when `reason` is `rate_limited`: the provider's message and when it said the limit
+   * resets (`undefined` when it did not say). Not the task's failure: the attempt is given back.
+   */
+  readonly limited?: ProviderLimit;
   /** One line for people: what happened. */
   readonly message: string;
   /** The agent's own price of the attempt (`total_cost_usd`), integer micro-USD; 0 when unknown. Failed runs keep it. */

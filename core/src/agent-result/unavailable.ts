@@ -37,7 +37,7 @@ export function agentUnavailable(
   if (run.spawnError) {
     return INSTALL_SPAWN_CODES.has(run.spawnError.code ?? "") ? "install" : undefined;
   }
-  if (run.timedOut || run.aborted) return undefined;
+  if (run.timedOut || run.stalled || run.aborted) return undefined;
   if (json !== undefined) return fromResult(run, json, texts);
   if (run.exitCode === 0 || run.signal !== null) return undefined;
   const printed = `${run.stdout}\n${run.stderr}`;

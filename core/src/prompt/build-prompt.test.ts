@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPrompt, COMPLETION_MARKER } from "./build-prompt.js";
+import { buildFollowUpPrompt } from "./feedback.js";
 
 const task = {
   id: "DEMO-003",
@@ -117,5 +118,68 @@ describe("buildPrompt", () => {
   it("keeps multi-line items inside their entry", () => {
     const prompt2 = buildPrompt({ plan, task: { ...task, testSteps: ["line one\nline two"] } });
     expect(prompt2).toContain("1. line one\n   line two");
+  });
+});
+
+describe("buildPrompt on a retry", () => {
+  const failure = {
+    attempt: 1,
+    reason: "verification_failed",
+    step: "pytest -q",
+    exit_code: 1,
+    output_tail: "E   assert 1 == 2\nFAILED tests/test_demo_smoke.py::test_sum\n```\nstray fence",
+  };
+
+  it("names the attempt after the task id", () => {
+    const lines = buildPrompt({ plan, task, attempt: { number: 2, max: 3 } }).split("\n");
+    expect(lines.indexOf("Attempt: 2 of 3")).toBe(lines.indexOf("Task id: DEMO-003") + 1);
+    expect(buildPrompt({ plan, task })).not.toMatch(/^Attempt:/m);
+  });
+
+  it("says what went wrong: reason, failing step, exit code, and the output in a fence it cannot close", () => {
+    const prompt = buildPrompt({ plan, task, attempt: { number: 2, max: 3 }, previousFailure: failure });
+    const lines = prompt.split("\n");
+    const heading = lines.indexOf("## What went wrong in the previous attempt");
+    expect(heading).toBeGreaterThan(lines.indexOf("Attempt: 2 of 3"));
+    expect(heading).toBeLessThan(lines.indexOf("## Description"));
+    expect(lines[heading + 1]).toBe(
+      "Attempt 1 failed: verification_failed (a check whilly ran on your work failed).",
+    );
+    expect(lines).toContain("Failing step: pytest -q");
+    expect(lines).toContain("Exit code: 1");
+    // The tail holds a run of three backticks, so the fence is four long and closes after the tail.
+    const open = lines.indexOf("````text");
+    expect(lines.slice(open + 1, open + 5).join("\n")).toBe(failure.output_tail);
+    expect(lines[open + 5]).toBe("````");
+  });
+
+  it("tells a reason it does not know as it is, and lists manual steps", () => {
+    const prompt = buildPrompt({
+      plan,
+      task,
+      previousFailure: { attempt: 2, reason: "odd_reason", manual_steps: ["manual: look at it"] },
+    });
+    expect(prompt).toContain("Attempt 2 failed: odd_reason.\n");
+    expect(prompt).toContain("These steps are manual; whilly did not run them:\n- manual: look at it");
+    expect(prompt).not.toContain("Exit code");
+  });
+});
+
+describe("buildFollowUpPrompt", () => {
+  it("is short: the task and attempt lines, what went wrong, and when to print the marker", () => {
+    const prompt = buildFollowUpPrompt({
+      taskId: "DEMO-003",
+      attempt: { number: 2, max: 3 },
+      previousFailure: { attempt: 1, reason: "no_marker", output_tail: "I think it works." },
+    });
+    const lines = prompt.split("\n");
+    expect(lines.slice(0, 2)).toEqual(["Task id: DEMO-003", "Attempt: 2 of 3"]);
+    expect(prompt).toContain(
+      `Attempt 1 failed: no_marker (the final reply did not end with ${COMPLETION_MARKER}).`,
+    );
+    expect(prompt).toContain("```text\nI think it works.\n```");
+    expect(lines).toContain(COMPLETION_MARKER);
+    expect(prompt).not.toContain("## Description");
+    expect(prompt.length).toBeLessThan(1200);
   });
 });

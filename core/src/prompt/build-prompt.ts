@@ -1,6 +1,8 @@
 import { COMPLETION_MARKER } from "../agent-result/marker.js";
+import type { AttemptFailure } from "../attempts/index.js";
 import type { AgentInstructions, PlanSpec, TaskSpec } from "../model.js";
 import { PLACED_INSTRUCTION_KEYS } from "../plan/instructions.js";
+import { attemptLine, failureSection, type PromptAttempt } from "./feedback.js";
 
 export { COMPLETION_MARKER };
 
@@ -27,8 +29,15 @@ export type PromptPlan = Pick<PlanSpec, "id" | "name"> & { readonly agentInstruc
  * stated as DONE; the `during_work` lines; numbered acceptance criteria and test steps; key files;
  * every other instruction key, sorted, under a heading of its name; the rules, including when to print
  * {@link COMPLETION_MARKER}; and the `before_finish` and `after` lines. It names no host paths. Pure.
+ * With `attempt`, the header has `Attempt: N of M` after the task id; with `previousFailure`, a section
+ * after the header says what went wrong in the previous attempt (see `failureSection`).
  */
-export function buildPrompt(input: { plan: PromptPlan; task: PromptTask }): string {
+export function buildPrompt(input: {
+  plan: PromptPlan;
+  task: PromptTask;
+  attempt?: PromptAttempt | undefined;
+  previousFailure?: AttemptFailure | undefined;
+}): string {
   const { plan, task } = input;
   const given = plan.agentInstructions;
   const sections: string[][] = [];
@@ -44,10 +53,12 @@ export function buildPrompt(input: { plan: PromptPlan; task: PromptTask }): stri
     "You are a coding agent working on one task of a larger plan.",
     planLine,
     `Task id: ${task.id}`,
+    ...(input.attempt === undefined ? [] : [attemptLine(input.attempt)]),
     `Priority: ${task.priority}`,
   ];
   if (task.prdRequirement.trim() !== "") header.push(`PRD requirement: ${task.prdRequirement}`);
   sections.push(header);
+  if (input.previousFailure !== undefined) sections.push(failureSection(input.previousFailure));
 
   const description = task.description.trim() === "" ? "(no description given)" : task.description;
   sections.push(["## Description", description]);

@@ -1,6 +1,6 @@
 import { DEFAULT_USAGE, makeReply, type Reply } from "./reply.js";
 import type { RequestFacts } from "./request.js";
-import type { FakeScript, ScriptFault, ScriptToolUse, ScriptTurn, TaskScript } from "./script.js";
+import type { FakeScript, ScriptFault, ScriptToolUse, ScriptTurn, TaskEntry, TaskScript } from "./script.js";
 
 /** A fault in one shape: an HTTP error, a malformed 200, or no answer. */
 export type Fault =
@@ -21,16 +21,34 @@ export type Move =
 const NO_SCRIPT: TaskScript = { turns: [{ text: "The fake model has no script for this task." }] };
 
 /**
- * Picks the answer for a request: the scripted turn at the request's turn index, for the task named in its
- * prompt (else the default script). Stateless except for `faultCounts`, which counts faults served per key
- * so that `times` can stop them.
+ * What faults have done so far: `counts` of faults served per session and turn (for `times`), and
+ * `started`, when each `for_ms` fault was first served (ms on `now`'s clock), per clock.
+ */
+export type FaultState = {
+  readonly counts: Map<string, number>;
+  readonly started: Map<string, number>;
+  /** The clock of `for_ms`, ms; default `performance.now()`. */
+  readonly now?: () => number;
+};
+
+/** A fresh {@link FaultState}. */
+export function newFaultState(now?: () => number): FaultState {
+  return { counts: new Map(), started: new Map(), ...(now === undefined ? {} : { now }) };
+}
+
+/**
+ * Picks the answer for a request: the scripted turn at the request's turn index, of the story for the
+ * request's attempt, for the task named in its prompt (else the default script). Stateless except for
+ * `faults`, which counts faults served (so that `times` can stop them) and keeps when each `for_ms`
+ * fault began.
+ * @param sessionKey the session's id (else the task id): `times` counts per session and turn.
  */
 export function planMove(args: {
   readonly script: FakeScript;
   readonly facts: RequestFacts;
   readonly messageId: string;
-  readonly faultKey: string;
-  readonly faultCounts: Map<string, number>;
+  readonly sessionKey: string;
+  readonly faults: FaultState;
 }): Move {
   const { script, facts, messageId } = args;
   const scripted =
@@ -38,17 +56,33 @@ export function planMove(args: {
       ? script.tasks[facts.taskId]
       : undefined;
   const name = scripted && facts.taskId !== undefined ? facts.taskId : "default";
-  const task = scripted ?? script.default ?? NO_SCRIPT;
+  const task = storyOf(scripted ?? script.default ?? NO_SCRIPT, facts.attempt);
 
   if (facts.kind !== "agent") {
     const text = facts.kind === "warmup" ? "Warm." : (script.side_text ?? "none");
     return { type: "reply", reply: simpleReply(messageId, facts.model, text), delayMs: 0, script: name };
   }
   const turn: ScriptTurn | undefined = task.turns[facts.turn];
-  const fault = pendingFault(turn?.fault ?? task.fault, args.faultKey, args.faultCounts);
+  const story = `${name}|attempt ${facts.attempt}`;
+  const [chosen, clock] =
+    turn?.fault !== undefined
+      ? [turn.fault, `${story}|turn ${facts.turn}`]
+      : task.fault !== undefined
+        ? [task.fault, story]
+        : [script.fault, "script"];
+  const fault = pendingFault(chosen, {
+    count: `${args.sessionKey}|${story}|${facts.kind}|${facts.turn}`,
+    clock,
+    state: args.faults,
+  });
   if (fault !== undefined) return { type: "fault", fault, script: name };
 
-  const vars = { cwd: facts.cwd ?? ".", task: facts.taskId ?? "", turn: String(facts.turn) };
+  const vars = {
+    cwd: facts.cwd ?? ".",
+    task: facts.taskId ?? "",
+    turn: String(facts.turn),
+    attempt: String(facts.attempt),
+  };
   if (turn === undefined) {
     const text = fill(task.exhausted_text ?? "The fake model's script for this task is used up.", vars);
     return { type: "reply", reply: simpleReply(messageId, facts.model, text), delayMs: 0, script: name };
@@ -61,17 +95,34 @@ export function planMove(args: {
   };
 }
 
-/** The fault to serve now, counting it, or `undefined` when there is none or its `times` are used up. */
+/** The story attempt `attempt` plays: its own, the last one past the end, or the one story. */
+function storyOf(entry: TaskEntry, attempt: number): TaskScript {
+  if (!("attempts" in entry)) return entry;
+  const stories = entry.attempts;
+  return stories[Math.min(attempt, stories.length) - 1] ?? stories[stories.length - 1] ?? NO_SCRIPT;
+}
+
+/**
+ * The fault to serve now, or `undefined` when there is none or it is over: `times` counts the faults
+ * served under `keys.count`; `for_ms` holds from the first request on `keys.clock` for that long.
+ */
 function pendingFault(
   fault: ScriptFault | undefined,
-  key: string,
-  counts: Map<string, number>,
+  keys: { readonly count: string; readonly clock: string; readonly state: FaultState },
 ): Fault | undefined {
   if (fault === undefined) return undefined;
   const normal = normalizeFault(fault);
-  const served = counts.get(key) ?? 0;
+  const { counts, started } = keys.state;
+  if (normal.forMs !== undefined) {
+    const now = keys.state.now?.() ?? performance.now();
+    const since = started.get(keys.clock);
+    if (since === undefined) started.set(keys.clock, now);
+    else if (now - since >= normal.forMs) return undefined;
+    return normal.fault;
+  }
+  const served = counts.get(keys.count) ?? 0;
   if (normal.times !== undefined && served >= normal.times) return undefined;
-  counts.set(key, served + 1);
+  counts.set(keys.count, served + 1);
   return normal.fault;
 }
 
@@ -103,16 +154,22 @@ function simpleReply(id: string, model: string, text: string): Reply {
   });
 }
 
-function normalizeFault(fault: ScriptFault): { fault: Fault; times: number | undefined } {
-  if (fault === "malformed" || fault === "hang") return { fault: { kind: fault }, times: undefined };
-  const times = fault.times;
-  if (fault.kind === "malformed" || fault.kind === "hang") return { fault: { kind: fault.kind }, times };
+type NormalFault = { fault: Fault; times: number | undefined; forMs: number | undefined };
+
+function normalizeFault(fault: ScriptFault): NormalFault {
+  if (fault === "malformed" || fault === "hang") {
+    return { fault: { kind: fault }, times: undefined, forMs: undefined };
+  }
+  const { times, for_ms: forMs } = fault;
+  if (fault.kind === "malformed" || fault.kind === "hang")
+    return { fault: { kind: fault.kind }, times, forMs };
   const status = fault.status ?? 500;
   const message = fault.message ?? `fake injected HTTP ${status}`;
   const base = { kind: "status" as const, status, message };
   return {
     fault: fault.retry_after === undefined ? base : { ...base, retryAfter: fault.retry_after },
     times,
+    forMs,
   };
 }
 

@@ -6,7 +6,16 @@ export type RequestFacts = {
   readonly stream: boolean;
   /** The task id from the `Task id:` line of the first user message, if any. */
   readonly taskId: string | undefined;
-  /** The number of assistant messages already in the conversation: which scripted turn to play. */
+  /**
+   * The attempt from the latest `Attempt: N of M` line in the user messages' text (whilly's prompt and a
+   * resumed session's follow-up both have one); 1 when there is none.
+   */
+  readonly attempt: number;
+  /**
+   * Which scripted turn to play: the number of assistant messages since the user message that holds
+   * that latest attempt line (since the start when there is none), so a resumed session starts the new
+   * attempt's story at its first turn.
+   */
   readonly turn: number;
   /** From `Primary working directory:` in the system prompt. */
   readonly cwd: string | undefined;
@@ -20,6 +29,7 @@ type Message = { role?: unknown; content?: unknown };
 
 const TASK_ID = /^[\s>*_#-]*Task id:[\s*_`]*([^\s*`]+)/im;
 const CWD = /Primary working directory:\s*(\S[^\n]*)/;
+const ATTEMPT = /^[\s>*_#-]*Attempt:\s*(\d+)\s+of\s+\d+/im;
 
 /** Reads the facts the fake needs from a parsed request body. Tolerates any shape. */
 export function readRequest(body: unknown): RequestFacts {
@@ -39,11 +49,34 @@ export function readRequest(body: unknown): RequestFacts {
     model: typeof request.model === "string" ? request.model : "unknown-model",
     stream: request.stream === true,
     taskId: TASK_ID.exec(firstText)?.[1],
-    turn: messages.filter((m) => m.role === "assistant").length,
+    ...attemptAndTurn(messages),
     cwd: CWD.exec(systemText)?.[1]?.trim() ?? CWD.exec(firstText)?.[1]?.trim(),
     toolNames,
     toolResults: lastToolResults(messages),
   };
+}
+
+/** The attempt of the latest user message with an attempt line, and the assistant messages after it. */
+function attemptAndTurn(messages: readonly Message[]): { attempt: number; turn: number } {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (message?.role !== "user") continue;
+    // The message's first attempt line: whilly puts it in the header, before any quoted output.
+    const found = ATTEMPT.exec(promptText(message.content))?.[1];
+    if (found === undefined) continue;
+    const turn = messages.slice(i + 1).filter((m) => m.role === "assistant").length;
+    return { attempt: Math.max(1, Number(found)), turn };
+  }
+  return { attempt: 1, turn: messages.filter((m) => m.role === "assistant").length };
+}
+
+/** The text a person (or whilly) wrote in a user message: its text blocks, never tool results. */
+function promptText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Block[])
+    .map((b) => (b.type === "text" && typeof b.text === "string" ? b.text : ""))
+    .join("\n");
 }
 
 function textOf(content: unknown): string {

@@ -26,9 +26,11 @@ describe("validateScript", () => {
             ],
             fault: { kind: "malformed" },
           },
+          B: { attempts: [{ turns: [{ fault: { status: 429, for_ms: 3000 } }] }, { turns: [] }] },
         },
         default: { turns: [] },
         side_text: "none",
+        fault: { status: 529, for_ms: 500 },
       }),
     ).toBeUndefined();
   });
@@ -37,6 +39,16 @@ describe("validateScript", () => {
     [[], "script"],
     [{ tasks: [] }, "tasks"],
     [{ tasks: { A: {} } }, "tasks.A.turns"],
+    [{ tasks: { A: { attempts: [] } } }, "tasks.A.attempts"],
+    [{ tasks: { A: { attempts: [{ turns: [] }], turns: [] } } }, "tasks.A.turns"],
+    [{ tasks: { A: { attempts: [{ turns: [], attempts: [] }] } } }, "tasks.A.attempts[0].attempts"],
+    [{ tasks: { A: { attempts: [{ turns: [{ tex: "x" }] }] } } }, "tasks.A.attempts[0].turns[0].tex"],
+    [{ default: { turns: [{ fault: { status: 429, for_ms: 0 } }] } }, "default.turns[0].fault.for_ms"],
+    [
+      { default: { turns: [{ fault: { status: 429, for_ms: 5, times: 1 } }] } },
+      "default.turns[0].fault.for_ms",
+    ],
+    [{ fault: { status: 429, for: 5 } }, "fault.for"],
     [{ tasks: { A: { turns: [{ text: 1 }] } } }, "tasks.A.turns[0].text"],
     [{ tasks: { A: { turns: [{ tool_use: { name: "", input: {} } }] } } }, "tasks.A.turns[0].tool_use.name"],
     [{ tasks: { A: { turns: [{ tool_use: { name: "W" } }] } } }, "tasks.A.turns[0].tool_use.input"],
@@ -62,7 +74,7 @@ describe("validateScript on unknown keys", () => {
 
   it("refuses a typo at the top level, naming it and the keys allowed", () => {
     expect(messageOf({ task: { A: { turns: [] } } })).toBe(
-      'task: unknown key "task"; the keys allowed here are tasks, default, side_text',
+      'task: unknown key "task"; the keys allowed here are tasks, default, side_text, fault',
     );
   });
 

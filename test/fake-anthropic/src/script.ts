@@ -2,16 +2,26 @@
  * The script format of the fake Messages API (docs/fake-model.md). A script maps task ids to the turns
  * the fake model plays; the task id comes from the `Task id: <ID>` line of the session's first user
  * message, so parallel sessions each follow their own story. `default` plays for every other task.
- * Strings may hold `{{cwd}}` (the session's working directory), `{{task}}` and `{{turn}}`.
+ * A task may tell a different story per attempt (`attempts`), the attempt read from the latest
+ * `Attempt: N of M` line of the request's user messages. Strings may hold `{{cwd}}` (the session's
+ * working directory), `{{task}}`, `{{turn}}` and `{{attempt}}`.
  */
 export type FakeScript = {
-  /** Turn lists by task id. */
-  readonly tasks?: Readonly<Record<string, TaskScript>>;
+  /** Stories by task id. */
+  readonly tasks?: Readonly<Record<string, TaskEntry>>;
   /** Played for sessions whose task id is missing or not in `tasks`. */
-  readonly default?: TaskScript;
+  readonly default?: TaskEntry;
   /** The answer to tool-less side requests (titles, bash-prefix checks, path extraction). */
   readonly side_text?: string;
+  /** A fault served to every agent request whose turn and story have none of their own. */
+  readonly fault?: ScriptFault;
 };
+
+/** A task's entry: one story for every attempt, or a story per attempt. */
+export type TaskEntry = TaskScript | AttemptScripts;
+
+/** A story per attempt: attempt N plays `attempts[N-1]`; attempts past the end play the last one. */
+export type AttemptScripts = { readonly attempts: readonly TaskScript[] };
 
 /** One task's story. */
 export type TaskScript = {
@@ -41,7 +51,10 @@ export type ScriptToolUse = { readonly name: string; readonly input: Readonly<Re
 /**
  * A failure: an HTTP error status (`{"status": 500}`, with an Anthropic error body), a malformed
  * 200 answer (`"malformed"`), or no answer at all (`"hang"`, the socket stays open). `times` limits the
- * fault to the first N requests for that turn of that session, so a retry can then succeed.
+ * fault to the first N requests for that turn of that session, so a retry can then succeed; `for_ms`
+ * holds it for a span of time instead: every request it covers fails from the first one until `for_ms`
+ * ms have passed (one clock per turn of a task's attempt, per story, or for the whole script, shared by
+ * every session), then the turns play.
  */
 export type ScriptFault =
   | "malformed"
@@ -50,6 +63,7 @@ export type ScriptFault =
       readonly status?: number;
       readonly kind?: "malformed" | "hang";
       readonly times?: number;
+      readonly for_ms?: number;
       readonly message?: string;
       readonly retry_after?: number;
     };
@@ -75,12 +89,13 @@ export class ScriptError extends Error {
 
 /** The keys each object of a script may hold: anything else is a typo the fake would otherwise ignore. */
 const KEYS = {
-  script: ["tasks", "default", "side_text"],
+  script: ["tasks", "default", "side_text", "fault"],
   story: ["turns", "fault", "exhausted_text"],
+  entry: ["turns", "fault", "exhausted_text", "attempts"],
   turn: ["text", "tool_use", "tool_uses", "usage", "fault", "delay_ms"],
   tool: ["name", "input"],
   usage: ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"],
-  fault: ["status", "kind", "times", "message", "retry_after"],
+  fault: ["status", "kind", "times", "for_ms", "message", "retry_after"],
 } as const;
 
 /**
@@ -98,10 +113,32 @@ export function validateScript(value: unknown): FakeScript {
   if (root.side_text !== undefined && typeof root.side_text !== "string") {
     throw new ScriptError("side_text", "must be a string");
   }
+  if (root.fault !== undefined) checkFault(root.fault, "fault");
   return value as FakeScript;
 }
 
+/** A task entry: a story, or `{"attempts": [story, ...]}` (nothing else beside it). */
 function checkTask(value: unknown, path: string): void {
+  const entry = asObject(value, path, KEYS.entry);
+  if (entry.attempts === undefined) {
+    checkStory(entry, path);
+    return;
+  }
+  const others = Object.keys(entry).filter((key) => key !== "attempts");
+  if (others.length > 0) {
+    throw new ScriptError(
+      `${path}.${others[0]}`,
+      'cannot stand beside "attempts"; put it in each attempt\'s story',
+    );
+  }
+  if (!Array.isArray(entry.attempts) || entry.attempts.length === 0) {
+    throw new ScriptError(`${path}.attempts`, "must be a non-empty array of stories");
+  }
+  for (const [i, story] of (entry.attempts as unknown[]).entries())
+    checkStory(story, `${path}.attempts[${i}]`);
+}
+
+function checkStory(value: unknown, path: string): void {
   const task = asObject(value, path, KEYS.story);
   if (!Array.isArray(task.turns)) throw new ScriptError(`${path}.turns`, "must be an array");
   for (const [i, turn] of (task.turns as unknown[]).entries()) checkTurn(turn, `${path}.turns[${i}]`);
@@ -153,6 +190,14 @@ function checkFault(value: unknown, path: string): void {
   }
   if (fault.times !== undefined && (typeof fault.times !== "number" || fault.times < 1)) {
     throw new ScriptError(`${path}.times`, "must be a positive number");
+  }
+  if (fault.for_ms !== undefined) {
+    if (typeof fault.for_ms !== "number" || !Number.isFinite(fault.for_ms) || fault.for_ms <= 0) {
+      throw new ScriptError(`${path}.for_ms`, "must be a positive number of milliseconds");
+    }
+    if (fault.times !== undefined) {
+      throw new ScriptError(`${path}.for_ms`, 'cannot be combined with "times"; give one of them');
+    }
   }
   if (fault.message !== undefined && typeof fault.message !== "string") {
     throw new ScriptError(`${path}.message`, "must be a string");

@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Fault, planMove } from "./play.js";
+import { type Fault, newFaultState, planMove } from "./play.js";
 import { errorType, type Reply, replyJson, replySse } from "./reply.js";
 import { readRequest } from "./request.js";
 import { type FakeScript, ScriptError, validateScript } from "./script.js";
@@ -18,6 +18,8 @@ export type RequestLogEntry = {
   /** The script played: a task id or `default`. */
   readonly script?: string | undefined;
   readonly turn?: number | undefined;
+  /** The attempt, from the latest `Attempt: N of M` line (1 when none). */
+  readonly attempt?: number | undefined;
   readonly model?: string | undefined;
   readonly stream?: boolean | undefined;
   readonly tools?: readonly string[] | undefined;
@@ -38,6 +40,8 @@ export type FakeAnthropicOptions = {
   readonly port?: number;
   /** Defaults to 127.0.0.1. */
   readonly host?: string;
+  /** The clock of `for_ms` faults, ms (tests move it by hand); default `performance.now()`. */
+  readonly clock?: () => number;
   /** A JSONL file to append one {@link RequestLogEntry} per request to, or a callback. */
   readonly log?: string | ((entry: RequestLogEntry) => void);
 };
@@ -49,7 +53,7 @@ export type FakeAnthropic = {
   readonly port: number;
   /** Every request so far, oldest first. */
   requests(): RequestLogEntry[];
-  /** Replaces the script; fault counters start over. */
+  /** Replaces the script; fault counters and `for_ms` clocks start over. */
   setScript(script: FakeScript): void;
   /** Stops listening and drops open connections, including hung ones. */
   close(): Promise<void>;
@@ -69,7 +73,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
     options.scriptFile !== undefined
       ? await loadScriptFile(options.scriptFile)
       : validateScript(options.script ?? {});
-  let faultCounts = new Map<string, number>();
+  let faults = newFaultState(options.clock);
   const entries: RequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let messageCount = 0;
@@ -137,8 +141,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       script,
       facts,
       messageId: `fake${String(messageCount).padStart(4, "0")}`,
-      faultKey: `${sessionId ?? facts.taskId ?? "-"}|${facts.kind}|${facts.turn}`,
-      faultCounts,
+      sessionKey: sessionId ?? facts.taskId ?? "-",
+      faults,
     });
     const base = {
       at,
@@ -149,6 +153,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       taskId: facts.taskId,
       script: move.script,
       turn: facts.turn,
+      attempt: facts.attempt,
       model: facts.model,
       stream: facts.stream,
       tools: facts.toolNames,
@@ -179,7 +184,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
     requests: () => [...entries],
     setScript(next) {
       script = validateScript(next);
-      faultCounts = new Map();
+      faults = newFaultState(options.clock);
     },
     close: () =>
       new Promise<void>((resolve) => {
