@@ -1,14 +1,21 @@
 import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { InvalidInput, instructionWarnings, type PlanSpec, parsePlanFile } from "@whilly/core";
+import {
+  InvalidInput,
+  instructionWarnings,
+  type PlanSpec,
+  parsePlanFile,
+  testStepWarnings,
+} from "@whilly/core";
 import { describeSystemError } from "./system-error.js";
 
 /**
  * Reads and validates a plan file. A relative `path` is taken from `cwd` (the command's working
  * directory, which in-process callers set apart from the process's); messages show `path` as given.
  * `warn` gets one sentence per thing the file holds that whilly keeps but does not use (an
- * `agent_instructions` value that is not a list of strings), prefixed with the path.
+ * `agent_instructions` value that is not a list of strings) and one naming the tasks whose
+ * `test_steps` whilly's checks will not run (prose, calls to whilly), each prefixed with the path.
  * @throws {InvalidInput} when the file cannot be read, saying why in the system's terms (no such file,
  *   a directory, permission denied). @throws {PlanInvalid} listing every problem.
  */
@@ -29,7 +36,8 @@ export async function readPlanFile(
     });
   }
   const plan = parsePlanFile(decodeUtf8(bytes, path), path);
-  for (const message of instructionWarnings(plan.keptInstructions)) warn(`${path}: ${message}`);
+  const warnings = [...instructionWarnings(plan.keptInstructions), ...testStepWarnings(plan.tasks)];
+  for (const message of warnings) warn(`${path}: ${message}`);
   return plan;
 }
 

@@ -8,14 +8,17 @@ import { TASK_FIELDS } from "./parse-task.js";
 /**
  * The plan file whilly writes for `plan export` (docs/plan-format.md, "Export"): top-level `plan_id`,
  * `project`, `tasks`, `agent_instructions` when it has lines or kept values (every key, a one-line
- * string written as a list), and the plan's extra fields; every task
- * with all ten known fields (`status` upper case, `priority` lower case, current `version`) plus its
- * extra fields; tasks by id, keys sorted at every level, two-space indent, trailing newline.
+ * string written as a list), `verify` (a list), `setup` and `max_attempts` when set, and the plan's
+ * extra fields; every task with its ten always-written fields (`status` upper case, `priority` lower
+ * case, current `version`), `max_attempts` when set, plus its extra fields; tasks by id, keys sorted at every level, two-space indent, trailing newline.
  * Parsing the result and exporting again gives the same bytes.
  * @param tasks specs or stored records (only spec fields are written).
  */
 export function exportPlan(
-  plan: Pick<PlanSpec, "id" | "name" | "agentInstructions" | "keptInstructions" | "extra">,
+  plan: Pick<
+    PlanSpec,
+    "id" | "name" | "agentInstructions" | "keptInstructions" | "verify" | "setup" | "maxAttempts" | "extra"
+  >,
   tasks: readonly TaskSpec[],
 ): string {
   const document: JsonObject = {
@@ -26,6 +29,9 @@ export function exportPlan(
   };
   const instructions = joinInstructions(plan.agentInstructions, plan.keptInstructions);
   if (Object.keys(instructions).length > 0) document.agent_instructions = instructions;
+  if (plan.verify && plan.verify.length > 0) document.verify = [...plan.verify];
+  if (plan.setup !== undefined) document.setup = plan.setup;
+  if (plan.maxAttempts !== undefined) document.max_attempts = plan.maxAttempts;
   return `${canonicalJson(document)}\n`;
 }
 
@@ -41,6 +47,7 @@ function taskToJson(task: TaskSpec): JsonObject {
     acceptance_criteria: [...task.acceptanceCriteria],
     test_steps: [...task.testSteps],
     prd_requirement: task.prdRequirement,
+    ...(task.maxAttempts === undefined ? {} : { max_attempts: task.maxAttempts }),
     version: task.version,
   };
 }

@@ -8,10 +8,19 @@ import { findDuplicateKeys } from "./json-duplicates.js";
 import { findJsonSyntaxError } from "./json-syntax.js";
 import { isPlainObject, scanJson, toJson } from "./json-values.js";
 import { type ParsedTask, parseTask } from "./parse-task.js";
+import { readMaxAttempts, readSetup, readVerify } from "./run-fields.js";
 import { idProblem, show } from "./text.js";
 
 /** The top-level fields whilly knows; every other top-level key is kept in `PlanSpec.extra`. */
-export const PLAN_FIELDS = ["plan_id", "project", "tasks", "agent_instructions"] as const;
+export const PLAN_FIELDS = [
+  "plan_id",
+  "project",
+  "tasks",
+  "agent_instructions",
+  "verify",
+  "setup",
+  "max_attempts",
+] as const;
 
 const KNOWN = new Set<string>(PLAN_FIELDS);
 const NO_INSTRUCTIONS: SplitInstructions = { lines: {}, kept: {} };
@@ -53,7 +62,9 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
  * Postgres can store; ids within limits. Unknown top-level and task fields are kept in `extra`;
  * `agent_instructions` (an object of any keys) becomes `agentInstructions` (its lists of strings, a
  * string as a one-line list) and `keptInstructions` (every other value, which
- * `instructionWarnings` names). Statuses are
+ * `instructionWarnings` names). `verify` (a command or a list), `setup` (a command) and `max_attempts`
+ * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) become `verify`, `setup` and `maxAttempts`, left
+ * out when absent. Statuses are
  * kept as given (the store decides what an imported `CLAIMED` means).
  * @param planIdOverride replaces the payload's `plan_id` (for generated plans); checked like one.
  * @throws {PlanInvalid} with one issue per problem, each naming the field and the task.
@@ -79,6 +90,10 @@ function readPlan(
   const id = readPlanId(value, name, planIdOverride, issues);
   const agentInstructions = readInstructions(value.agent_instructions, issues);
   const reserveMicroUsd = readReserve(value.reserve_usd, issues);
+  const report = (path: readonly (string | number)[], message: string) => issues.plan(path, message);
+  const verify = readVerify(value.verify, report);
+  const setup = readSetup(value.setup, report);
+  const maxAttempts = readMaxAttempts(value.max_attempts, ["max_attempts"], report);
   const parsed = readTasks(value.tasks, issues);
   if (parsed) checkGraph(parsed, issues);
 
@@ -98,6 +113,9 @@ function readPlan(
     agentInstructions: (agentInstructions ?? NO_INSTRUCTIONS).lines,
     keptInstructions: (agentInstructions ?? NO_INSTRUCTIONS).kept,
     ...(reserveMicroUsd === undefined ? {} : { reserveMicroUsd }),
+    ...(verify ? { verify } : {}),
+    ...(setup ? { setup } : {}),
+    ...(maxAttempts ? { maxAttempts } : {}),
     extra,
   };
 }

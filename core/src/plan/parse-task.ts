@@ -3,6 +3,7 @@ import { PRIORITIES, TASK_STATUSES } from "../task-status.js";
 import { fieldName, type IssueList, type TaskScope } from "./issues.js";
 import { isPlainObject, scanJson, toJson } from "./json-values.js";
 import { MAX_DESCRIPTION_BYTES, MAX_VERSION } from "./limits.js";
+import { readMaxAttempts } from "./run-fields.js";
 import { idProblem, show, utf8Length } from "./text.js";
 
 /** The task fields whilly knows; every other key of a task is kept in `extra`. */
@@ -16,6 +17,7 @@ export const TASK_FIELDS = [
   "acceptance_criteria",
   "test_steps",
   "prd_requirement",
+  "max_attempts",
   "version",
 ] as const;
 
@@ -33,7 +35,8 @@ export type ParsedTask = {
 
 /**
  * Validates and normalises `tasks[index]` (docs/plan-format.md, "Tasks"): status upper-cased, priority
- * lower-cased, optional lists default to `[]`, `prd_requirement` to `""`, `version` to 0; unknown fields
+ * lower-cased, optional lists default to `[]`, `prd_requirement` to `""`, `version` to 0, `max_attempts`
+ * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) to none (the plan's applies); unknown fields
  * go to `extra`. Every problem is added to `issues`, named by field and task.
  */
 export function parseTask(raw: unknown, index: number, issues: IssueList): ParsedTask {
@@ -57,6 +60,7 @@ export function parseTask(raw: unknown, index: number, issues: IssueList): Parse
   const acceptanceCriteria = readStrings(raw, "acceptance_criteria", scope, issues);
   const testSteps = readStrings(raw, "test_steps", scope, issues);
   const prdRequirement = readOptionalString(raw, "prd_requirement", scope, issues);
+  const maxAttempts = readMaxAttempts(raw.max_attempts, ["max_attempts"], report);
   const version = readVersion(raw.version, scope, issues);
   if (dependencies) reportRepeats(dependencies, scope, issues);
 
@@ -83,6 +87,7 @@ export function parseTask(raw: unknown, index: number, issues: IssueList): Parse
         acceptanceCriteria,
         testSteps,
         prdRequirement,
+        ...(maxAttempts ? { maxAttempts } : {}),
         version,
         extra: extraFields(raw),
       }

@@ -5,6 +5,7 @@ import type { DagTaskWithStatus } from "../dag/graph.js";
 import { blockedTasks } from "../dag/readiness.js";
 import type { BlockedTask } from "../ports/task-store.js";
 import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
+import { describeAttempts, describeRetry, type TaskAttempts } from "./task-attempts.js";
 import { terminalText } from "./terminal-text.js";
 
 /** Colours a status badge; the CLI passes one that honours `NO_COLOR` and TTY detection. */
@@ -14,7 +15,10 @@ export type StatusColor = (status: TaskStatus, text: string) => string;
 export type PlanGraphInput = {
   readonly planId: string;
   readonly name: string;
-  readonly tasks: readonly (DagTaskWithStatus & { readonly priority: Priority })[];
+  /** Stored tasks (`TaskRecord`) carry the attempt fields; plain specs draw without them. */
+  readonly tasks: readonly (DagTaskWithStatus & { readonly priority: Priority } & Partial<TaskAttempts>)[];
+  /** The plan's `max_attempts`, the limit of tasks without their own. */
+  readonly maxAttempts?: number | undefined;
   /** Tasks waiting on a failed or skipped dependency; computed from `tasks` when left out. */
   readonly blocked?: readonly BlockedTask[] | undefined;
   /** Applied to each `[STATUS     ]` badge; none by default. */
@@ -26,8 +30,10 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
 /**
  * Draws a plan for `plan show`: a `Cycle detected: …` line per cycle, if any; the
  * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
- * topological depth then id, with `    └─ depends on: a, b` for in-plan dependencies and
- * `    ⚠ blocked by FAILED T-1` for blocked tasks; and `Summary: N tasks · PENDING=a · DONE=b`
+ * topological depth then id, followed by `  attempts 1/3` once attempted ({@link describeAttempts}) and
+ * `  unverified` for a DONE that rests on the agent's word; under it `    └─ depends on: a, b` for
+ * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks and `    ↻ retry not before
+ * … · last failure …` after a failed attempt ({@link describeRetry}); and `Summary: N tasks · PENDING=a · DONE=b`
  * listing non-zero counts in status order. Ids and the name are stored text: each stays on its line, with
  * control characters escaped ({@link terminalText}). Pure.
  * @returns the text, each line ending in a newline.
@@ -51,8 +57,11 @@ export function renderPlanGraph(input: PlanGraphInput): string {
     (a, b) => (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0) || compareIds(a.id, b.id),
   );
   for (const task of ordered) {
+    const notes = [describeAttempts(task, input.maxAttempts)];
+    if (task.status === "DONE" && task.verification === "unverified") notes.push("unverified");
+    const tail = notes.filter((note) => note !== undefined).map((note) => `  ${note}`);
     lines.push(
-      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})`,
+      `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})${tail.join("")}`,
     );
     const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
     if (deps.length > 0) lines.push(`    └─ depends on: ${deps.map(show).join(", ")}`);
@@ -62,6 +71,8 @@ export function renderPlanGraph(input: PlanGraphInput): string {
         `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
       );
     }
+    const retry = describeRetry(task);
+    if (retry !== undefined) lines.push(`    ↻ ${retry}`);
   }
 
   lines.push("", summaryLine(tasks));

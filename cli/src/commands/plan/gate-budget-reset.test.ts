@@ -178,6 +178,9 @@ describe("whilly plan create", () => {
       budget_usd: "5.250000",
       spent_usd: "0.000000",
       task_count: 0,
+      verify: [],
+      setup: null,
+      max_attempts: null,
     });
   });
 });

@@ -1,10 +1,26 @@
-import { detectCycles, formatUsd, PlanNotFound, renderPlanGraph, type TaskStatus } from "@whilly/core";
+import {
+  type BlockedTask,
+  detectCycles,
+  effectiveMaxAttempts,
+  formatUsd,
+  PlanNotFound,
+  type PlanRecord,
+  renderPlanGraph,
+  type StatusColor,
+  type TaskRecord,
+  type TaskStatus,
+  testStepWarnings,
+} from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
-import { painter } from "../../io.js";
+import { painter, printWarning } from "../../io.js";
 import { STATUS_STYLE } from "../../output/status-style.js";
 
-/** `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks and a summary. */
+/**
+ * `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks, DONE tasks marked
+ * `unverified`, attempts (used/max, a retry's not-before time, the last failure) and a summary; warns
+ * (stderr) of test steps whilly's checks will not run.
+ */
 export function showCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "show <plan_id>",
@@ -27,32 +43,70 @@ export function showCommand(y: Argv, ctx: CliContext): Argv {
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const [tasks, blocked] = await Promise.all([store.listTasks(plan.id), store.listBlocked(plan.id)]);
+      for (const message of testStepWarnings(tasks)) printWarning(ctx.io, `plan '${plan.id}': ${message}`);
       if (args.json) {
-        const json = {
-          plan: {
-            id: plan.id,
-            name: plan.name,
-            budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
-            spent_usd: formatUsd(plan.spentMicroUsd),
-            task_count: tasks.length,
-          },
-          tasks: tasks.map((t) => ({
-            id: t.id,
-            status: t.status,
-            priority: t.priority,
-            dependencies: t.dependencies,
-            attempts: t.attempts,
-            cost_usd: formatUsd(t.spentMicroUsd),
-          })),
-          blocked: blocked.map((b) => ({ task_id: b.taskId, blocked_by: b.blockedBy })),
-        };
-        ctx.io.out.write(`${JSON.stringify(json, null, 2)}\n`);
+        ctx.io.out.write(`${JSON.stringify(planShowJson(plan, tasks, blocked), null, 2)}\n`);
         return;
       }
       const paint = painter(ctx.io.out, ctx.io.env, !args.color);
       const color = (status: TaskStatus, text: string) => paint(STATUS_STYLE[status], text);
-      ctx.io.out.write(renderPlanGraph({ planId: plan.id, name: plan.name, tasks, blocked, color }));
+      ctx.io.out.write(planShowText(plan, tasks, blocked, color));
       if (detectCycles(tasks).length > 0) ctx.exitCode = 1;
     },
   );
+}
+
+/** The text of `plan show`: {@link renderPlanGraph} with the plan's attempt limit. */
+export function planShowText(
+  plan: PlanRecord,
+  tasks: readonly TaskRecord[],
+  blocked: readonly BlockedTask[],
+  color?: StatusColor,
+): string {
+  return renderPlanGraph({
+    planId: plan.id,
+    name: plan.name,
+    tasks,
+    blocked,
+    color,
+    maxAttempts: plan.maxAttempts,
+  });
+}
+
+/**
+ * The JSON of `plan show --json`: the plan (budget and spend in USD, `verify`, `setup`, its own
+ * `max_attempts` or null), every task (attempts used, its effective `max_attempts`, `verification`
+ * null unless DONE, a retry's `not_before` as ISO text or null, `last_failure` as stored or null) and
+ * the blocked tasks.
+ */
+export function planShowJson(
+  plan: PlanRecord,
+  tasks: readonly TaskRecord[],
+  blocked: readonly BlockedTask[],
+) {
+  return {
+    plan: {
+      id: plan.id,
+      name: plan.name,
+      budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
+      spent_usd: formatUsd(plan.spentMicroUsd),
+      task_count: tasks.length,
+      verify: plan.verify ?? [],
+      setup: plan.setup ?? null,
+      max_attempts: plan.maxAttempts ?? null,
+    },
+    tasks: tasks.map((t) => ({
+      id: t.id,
+      status: t.status,
+      priority: t.priority,
+      dependencies: t.dependencies,
+      attempts: t.attempts,
+      max_attempts: effectiveMaxAttempts(t.maxAttempts, plan.maxAttempts),
+      verification: t.verification ?? null,
+      not_before: t.notBefore?.toISOString() ?? null,
+      last_failure: t.lastFailure ?? null,
+      cost_usd: formatUsd(t.spentMicroUsd),
+    })),
+    blocked: blocked.map((b) => ({ task_id: b.taskId, blocked_by: b.blockedBy })),
+  };
 }
