@@ -9,7 +9,15 @@ export {
   type ReleasePause,
   type TaskClient,
 } from "./client/task-client.js";
-export * from "./pipeline/index.js";
+// The runner exports its own previousFailureOf (the prompt's reading of the claim); both read the same.
+export {
+  createTaskAttempt,
+  decide,
+  mayReuse,
+  type ReportedFailure,
+  type TaskAttemptOptions,
+  type Verdict,
+} from "./pipeline/index.js";
 export * from "./runner/index.js";
 export * from "./verify/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";

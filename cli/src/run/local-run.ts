@@ -79,7 +79,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const spec = await readSpec(io, options);
   const store = await ctx.store();
   const loaded = await loadPlan(ctx, store, spec, options.planId);
-  if (options.maxAttempts !== undefined) await setPlanMaxAttempts(store, loaded.id, options.maxAttempts);
+  if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;
   const host = hostname();
   const baseId = settings.workerId ?? localWorkerId(host, process.pid);
@@ -244,11 +244,4 @@ async function loadPlan(
     ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);
   }
   return result.plan;
-}
-
-// TEMPORARY until the store's setPlanMaxAttempts lands.
-async function setPlanMaxAttempts(store: TaskStore, planId: string, n: number): Promise<void> {
-  const setter = (store as unknown as { setPlanMaxAttempts?: (id: string, n: number) => Promise<void> })
-    .setPlanMaxAttempts;
-  await setter?.call(store, planId, n);
 }
