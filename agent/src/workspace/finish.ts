@@ -52,7 +52,9 @@ async function whyNotFastForward(target: FinishTarget, head: string): Promise<st
     return `${userBranch} is no longer checked out in ${top}`;
   }
   if (head !== target.start) return `${userBranch} moved since the run started`;
-  const status = await git.ok(top, ["status", "--porcelain", "-z"]);
+  // Untracked files (a plan file not yet committed) are no changes: git refuses the fast-forward itself
+  // if one would be overwritten.
+  const status = await git.ok(top, ["status", "--porcelain", "-z", "--untracked-files=no"]);
   const dirty = status.split("\0").filter((entry) => entry !== "" && !/^.. \.whilly(\/|$)/.test(entry));
   if (dirty.length > 0) return `the working tree in ${top} has uncommitted changes`;
   return undefined;

@@ -26,10 +26,15 @@ beforeAll(async () => {
 afterAll(removeAll);
 
 /** A repository with the store, a plan file `tasks.json`, and the fake agent's environment. */
-function setup(planId: string, tasks: TaskLine[], script: Record<string, AgentStep> = {}) {
+function setup(
+  planId: string,
+  tasks: TaskLine[],
+  script: Record<string, AgentStep> = {},
+  testSteps?: readonly string[],
+) {
   const repo = makeRepo(template);
   const log = join(scratchDir("whilly-agent-"), "agent.log");
-  writePlanFile(join(repo, "tasks.json"), planId, tasks);
+  writePlanFile(join(repo, "tasks.json"), planId, tasks, { testSteps });
   const env = fakeAgentEnv({ script, log });
   const run = (...argv: string[]) => runCli(["run", ...argv], { cwd: repo, env });
   const ran = () => readAgentLog(log).map((e) => e.task);
@@ -90,6 +95,8 @@ describe("whilly run with a fake agent", () => {
         ["F-4", "low"],
       ],
       { "F-1": { outcome: "fail", cost: 0.0311 } },
+      // No check whilly can run: the agent's word decides, as here its failure.
+      ["manual: read the result"],
     );
     // One attempt each: the retries have their own tests.
     const result = await run("tasks.json", "--max-attempts", "1");
@@ -123,7 +130,9 @@ describe("whilly run with a fake agent", () => {
   });
 
   it("kills a task's whole process group at --task-timeout and fails it with reason timeout", async () => {
-    const { repo, run, log } = setup("slow", [["H-1", "high"]], { "H-1": { outcome: "hang" } });
+    const { repo, run, log } = setup("slow", [["H-1", "high"]], { "H-1": { outcome: "hang" } }, [
+      "manual: read the result",
+    ]);
     const result = await run("tasks.json", "--task-timeout", "1s", "--max-attempts", "1");
     expect(result.code).toBe(1);
     expect(row(result.out, "H-1")).toEqual([

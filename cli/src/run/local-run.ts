@@ -33,8 +33,6 @@ export type PlanRunner = {
   keptPath?(taskId: string): string | undefined;
   /** After the last attempt: takes the plan's work to the user's branch, or says the command that does. */
   finish?(): Promise<Integration | undefined>;
-  /** Ends what `finish` would not run (a run that failed to start its loops). */
-  close?(): Promise<void>;
 };
 
 /** Options of {@link runLocal}. Durations are ms. */
@@ -126,7 +124,6 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     io.interrupt?.removeEventListener("abort", onInterrupt);
   }
   const integration = stop.signal.aborted ? undefined : await runner.finish?.();
-  if (stop.signal.aborted) await runner.close?.();
 
   const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration });
   io.out.write(

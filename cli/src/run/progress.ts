@@ -8,7 +8,7 @@ import { displayDuration } from "../output/table.js";
  * Prints one line per step of a run to stderr, and while an agent works a `… T-B running 1m30s` line
  * each time the loop reports it still running (`WHILLY_PROGRESS_INTERVAL`), so a long task shows it is
  * alive, with what it does (`agent · turn 4 · Edit`); with `--concurrency` each running task has its
- * own lines. A change of phase (setup, agent, verify, merge) is a line at once. Always whole lines, on a terminal too: redrawing one line in place would need cursor control
+ * own lines. Always whole lines, on a terminal too: redrawing one line in place would need cursor control
  * in a stream that escapes it, and would garble when a retry or heartbeat line comes in between.
  * @returns the event handler for the worker loop's `onProgress`.
  */
@@ -36,13 +36,10 @@ export function progressPrinter(io: Io, total: number) {
         line(`${paint("dim", "…")} ${event.task.id} running ${displayDuration(event.elapsedMs)}${what}`);
         return;
       }
-      case "activity": {
-        const before = doing.get(event.task.id)?.phase;
+      case "activity":
+        // Shown by the next running line: an agent reports about once a second.
         doing.set(event.task.id, event.progress);
-        if (event.progress.phase !== undefined && event.progress.phase !== before)
-          line(`${paint("dim", "…")} ${event.task.id} ${event.progress.phase}`);
         return;
-      }
       case "paused":
         doing.delete(event.task.id);
         line(

@@ -45,8 +45,10 @@ export type TaskSummary = {
 export type Integration = {
   readonly branch: string;
   readonly fastForwarded: boolean;
-  /** When not fast-forwarded: e.g. `git merge --ff-only whilly/demo`. */
+  /** When not fast-forwarded: e.g. `git merge --ff-only whilly/demo`; none when HEAD holds the work. */
   readonly command?: string | undefined;
+  /** When not fast-forwarded: why, e.g. `main moved since the run started`. */
+  readonly why?: string | undefined;
 };
 
 /** What a run knows beyond the store: kept worktrees and where the work went. */
@@ -183,7 +185,9 @@ function integrationLine(integration: Integration | undefined): string {
   if (integration === undefined) return "";
   if (integration.fastForwarded)
     return `your branch now holds the work of ${integration.branch} (fast-forwarded)\n`;
-  return `the work is on branch ${integration.branch}; your branch moved or has changes, so take it with: ${integration.command ?? `git merge ${integration.branch}`}\n`;
+  if (integration.command === undefined) return "";
+  const why = integration.why === undefined ? "" : ` (${integration.why})`;
+  return `the work is on branch ${integration.branch}${why}; take it with: ${integration.command}\n`;
 }
 
 /** The longest note the table shows; JSON carries it whole. */
@@ -239,6 +243,7 @@ export function summaryJson(summary: RunSummary) {
             branch: summary.integration.branch,
             fast_forwarded: summary.integration.fastForwarded,
             command: summary.integration.command ?? null,
+            why: summary.integration.why ?? null,
           },
     tasks: summary.tasks.map((t) => ({
       id: t.id,
