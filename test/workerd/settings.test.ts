@@ -14,7 +14,12 @@ describe("the Worker's settings", () => {
     const settings = parseWorkersSettings({ ...minimal, COORDINATOR: {}, UNRELATED: 42 });
     expect(settings).toEqual({
       database: { url: minimal.WHILLY_DATABASE_URL, wsProxy: undefined },
-      app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5_000 },
+      app: {
+        leaseMs: 900_000,
+        claimWaitMs: 30_000,
+        claimRecheckMs: 5_000,
+        retryBackoff: { baseMs: 30_000, capMs: 600_000 },
+      },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,
       eventFlushMs: 100,

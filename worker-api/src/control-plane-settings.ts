@@ -1,6 +1,9 @@
 import {
   DEFAULT_LEASE_MS,
+  DEFAULT_RETRY_BACKOFF_MAX_MS,
+  DEFAULT_RETRY_BACKOFF_MS,
   MAX_LEASE_MS,
+  type RetryBackoff,
   readDuration,
   type SettingsProblem,
   type StringEnv,
@@ -67,6 +70,9 @@ export type { StringEnv };
  * - `WHILLY_CLAIM_RECHECK` (s, default 5): how often a plan's parked claims re-check the database when
  *   no signal came; longer than the claim timeout means never within one wait.
  * - `WHILLY_EVENT_FLUSH_MS` (ms, default 100, at most 60000): the event buffer's flush delay.
+ * - `WHILLY_RETRY_BACKOFF` (default 30s, 0 allowed) and `WHILLY_RETRY_BACKOFF_MAX` (default 10m, not
+ *   below it): a failed attempt's retry waits the first after attempt 1, doubling per attempt up to the
+ *   second (docs/retries.md). Bare numbers are seconds; `1500ms`, `90s`, `30m`, `1h` also work.
  *
  * Seconds may be fractional, so tests can use short leases. Every duration is read by
  * {@link readDuration}: at least 1 ms and at most what a timer holds (about 24.8 days) unless said
@@ -123,6 +129,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, 1000, MAX_LEASE_MS),
       claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
       claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
+      retryBackoff: readRetryBackoff(env, problems),
     },
     heartbeatTimeoutMs: duration("WHILLY_HEARTBEAT_TIMEOUT", 120_000, 1000),
     sweepIntervalMs: duration("WHILLY_SWEEP_INTERVAL", 15_000, 1000),
@@ -143,6 +150,22 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       ),
     ],
   };
+}
+
+/** `WHILLY_RETRY_BACKOFF` and `WHILLY_RETRY_BACKOFF_MAX`, the cap at least the base. */
+function readRetryBackoff(env: StringEnv, problems: SettingsProblem[]): RetryBackoff {
+  const read = (name: string, fallbackMs: number) =>
+    readDuration(env, name, { fallbackMs, unitMs: 1000, minMs: 0, units: true }, problems);
+  const baseMs = read("WHILLY_RETRY_BACKOFF", DEFAULT_RETRY_BACKOFF_MS);
+  const capMs = read("WHILLY_RETRY_BACKOFF_MAX", Math.max(DEFAULT_RETRY_BACKOFF_MAX_MS, baseMs));
+  if (capMs < baseMs) {
+    problems.push({
+      message: `WHILLY_RETRY_BACKOFF_MAX (${capMs} ms) is below WHILLY_RETRY_BACKOFF (${baseMs} ms)`,
+      hint: "raise WHILLY_RETRY_BACKOFF_MAX, or unset it for the default (10m)",
+    });
+    return { baseMs, capMs: baseMs };
+  }
+  return { baseMs, capMs };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RetryBackoff } from "@whilly/core";
 import type { AuthPort, EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 
@@ -9,6 +10,11 @@ export type AppSettings = {
   readonly claimWaitMs: number;
   /** While a claim waits, re-check the database this often, so a lost wake-up only delays. */
   readonly claimRecheckMs: number;
+  /**
+   * The pause before a failed attempt's retry (`WHILLY_RETRY_BACKOFF`, `WHILLY_RETRY_BACKOFF_MAX`);
+   * undefined for the store's default, 30 s doubling to 10 min (docs/retries.md).
+   */
+  readonly retryBackoff?: RetryBackoff | undefined;
 };
 
 /** Everything the control plane needs, injected by each runtime's entry point. */

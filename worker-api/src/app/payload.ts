@@ -1,7 +1,22 @@
-import type { AgentInstructions, PlanPayload, PlanRecord, TaskPayload, TaskRecord } from "@whilly/core";
+import {
+  type AgentInstructions,
+  type AttemptFailure,
+  effectiveMaxAttempts,
+  type JsonObject,
+  type JsonValue,
+  type PlanPayload,
+  type PlanRecord,
+  type TaskPayload,
+  type TaskRecord,
+} from "@whilly/core";
 
-/** A stored task as protocol v1 sends it (snake_case, ISO timestamps). */
-export function toTaskPayload(task: TaskRecord): TaskPayload {
+/**
+ * A stored task as protocol v1 sends it (snake_case, ISO timestamps). `max_attempts` is the task's
+ * limit after defaults (its own, else its plan's, else 3), sent when the task has its own or `plan`
+ * (the task's plan, as the caller read it) is given; `previous_failure` is the last failed attempt's.
+ */
+export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): TaskPayload {
+  const known = task.maxAttempts !== undefined || plan !== undefined;
   return {
     plan_id: task.planId,
     id: task.id,
@@ -17,15 +32,31 @@ export function toTaskPayload(task: TaskRecord): TaskPayload {
     attempts: task.attempts,
     claimed_by: task.claimedBy ?? null,
     lease_expires_at: task.leaseExpiresAt?.toISOString() ?? null,
+    ...(known ? { max_attempts: effectiveMaxAttempts(task.maxAttempts, plan?.maxAttempts) } : {}),
+    not_before: task.notBefore?.toISOString() ?? null,
+    previous_failure: task.lastFailure === undefined ? null : failurePayload(task.lastFailure),
+    verification: task.verification ?? null,
   };
 }
 
-/** The plan context a claim carries. */
+/** A failure as JSON, its absent fields left out. */
+function failurePayload(failure: AttemptFailure): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(failure)) {
+    if (value !== undefined)
+      out[key] = Array.isArray(value) ? [...(value as string[])] : (value as JsonValue);
+  }
+  return out;
+}
+
+/** The plan context a claim carries, with its checks and setup command. */
 export function toPlanPayload(plan: PlanRecord): PlanPayload {
   return {
     id: plan.id,
     name: plan.name,
     agent_instructions: instructionsPayload(plan.agentInstructions),
+    verify: [...(plan.verify ?? [])],
+    setup: plan.setup ?? null,
   };
 }
 

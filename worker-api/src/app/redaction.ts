@@ -1,4 +1,11 @@
-import { dropCutFragment, type JsonObject, OUTPUT_TAIL_BYTES, redactJson, redactSecrets } from "@whilly/core";
+import {
+  dropCutFragment,
+  type FailureReport,
+  type JsonObject,
+  OUTPUT_TAIL_BYTES,
+  redactJson,
+  redactSecrets,
+} from "@whilly/core";
 
 /** A tail this close to the limit (bytes) was cut from longer output by the worker. */
 const CUT_SLACK_BYTES = 4;
@@ -25,6 +32,31 @@ export function keptDetail(
 /** A free-text field from a worker (a failure's reason) as the control plane keeps it. */
 export function keptText(text: string, secrets: readonly string[]): string {
   return redactSecrets(text, secrets);
+}
+
+/**
+ * A fail body's `failure` as the store keeps it for the next attempt: only `AttemptFailure`'s fields
+ * of the right type (`attempt`, `worker_id` and `reason` are the control plane's to fill in), redacted
+ * like a detail. @returns `undefined` when the body sent none.
+ */
+export function keptFailure(
+  failure: JsonObject | undefined,
+  secrets: readonly string[],
+): FailureReport | undefined {
+  const kept = keptDetail(failure, secrets);
+  if (kept === undefined) return undefined;
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const exit = kept.exit_code;
+  const manual = kept.manual_steps;
+  return {
+    step: text(kept.step),
+    exit_code: typeof exit === "number" && Number.isInteger(exit) ? exit : exit === null ? null : undefined,
+    output_tail: text(kept.output_tail),
+    session_id: text(kept.session_id),
+    manual_steps: Array.isArray(manual)
+      ? manual.filter((s): s is string => typeof s === "string")
+      : undefined,
+  };
 }
 
 function utf8Length(text: string): number {

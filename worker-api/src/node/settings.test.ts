@@ -9,7 +9,12 @@ describe("parseServerSettings", () => {
   it("uses the documented defaults", () => {
     const settings = parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: ` ${BOOT} ` });
     expect(settings).toEqual({
-      app: { leaseMs: 900_000, claimWaitMs: 30_000, claimRecheckMs: 5000 },
+      app: {
+        leaseMs: 900_000,
+        claimWaitMs: 30_000,
+        claimRecheckMs: 5000,
+        retryBackoff: { baseMs: 30_000, capMs: 600_000 },
+      },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,
       eventFlushMs: 100,
@@ -59,11 +64,30 @@ describe("parseServerSettings", () => {
       WHILLY_WORKER_TOKEN: SHARED,
       WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
     });
-    expect(settings.app).toEqual({ leaseMs: 1500, claimWaitMs: 2000, claimRecheckMs: 250 });
+    expect(settings.app).toMatchObject({ leaseMs: 1500, claimWaitMs: 2000, claimRecheckMs: 250 });
     expect([settings.heartbeatTimeoutMs, settings.sweepIntervalMs, settings.eventFlushMs]).toEqual([
       500, 100, 20,
     ]);
     expect(settings.auth).toMatchObject({ legacyToken: SHARED, suppressLegacyWarning: true });
+  });
+
+  it("reads the retry backoff with units, 0 allowed, and refuses a cap below the base", () => {
+    const read = (env: Record<string, string>) =>
+      parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, ...env }).app.retryBackoff;
+    expect(read({ WHILLY_RETRY_BACKOFF: "0", WHILLY_RETRY_BACKOFF_MAX: "0" })).toEqual({
+      baseMs: 0,
+      capMs: 0,
+    });
+    expect(read({ WHILLY_RETRY_BACKOFF: "250ms", WHILLY_RETRY_BACKOFF_MAX: "2" })).toEqual({
+      baseMs: 250,
+      capMs: 2000,
+    });
+    // A base above the default cap raises the default cap with it.
+    expect(read({ WHILLY_RETRY_BACKOFF: "1h" })).toEqual({ baseMs: 3_600_000, capMs: 3_600_000 });
+    expect(() => read({ WHILLY_RETRY_BACKOFF: "1m", WHILLY_RETRY_BACKOFF_MAX: "30s" })).toThrow(
+      "WHILLY_RETRY_BACKOFF_MAX (30000 ms) is below WHILLY_RETRY_BACKOFF (60000 ms)",
+    );
+    expect(() => read({ WHILLY_RETRY_BACKOFF: "soon" })).toThrow("WHILLY_RETRY_BACKOFF must be a duration");
   });
 
   it("names every missing or bad variable at once", () => {

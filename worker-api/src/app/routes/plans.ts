@@ -31,8 +31,11 @@ export function planRoutes(deps: AppDeps) {
     })
     .get("/:planId/tasks", reader, async (c) => {
       const planId = c.req.param("planId");
-      const tasks = await deps.withStore((store) => store.listTasks(planId));
-      return c.json({ plan_id: planId, tasks: tasks.map(toTaskPayload) });
+      const { plan, tasks } = await deps.withStore(async (store) => ({
+        tasks: await store.listTasks(planId),
+        plan: await store.getPlan(planId),
+      }));
+      return c.json({ plan_id: planId, tasks: tasks.map((task) => toTaskPayload(task, plan)) });
     })
     .get("/:planId/events", reader, async (c) => {
       const planId = c.req.param("planId");

@@ -37,7 +37,13 @@ describe("task routes", () => {
     const first = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
     expect(first.status).toBe(200);
     expect(first.body.task).toMatchObject({ id: "A", plan_id: "p", status: "CLAIMED", claimed_by: "w1" });
-    expect(first.body.plan).toEqual({ id: "p", name: "p", agent_instructions: { before: [], after: [] } });
+    expect(first.body.plan).toEqual({
+      id: "p",
+      name: "p",
+      agent_instructions: { before: [], after: [] },
+      verify: [],
+      setup: null,
+    });
     expect(Date.parse(first.body.task.lease_expires_at)).toBeGreaterThan(Date.now());
     // B outranks A but waits for it: dependencies gate claims.
     expect((await post("/tasks/claim", { worker_id: "w2", plan_id: "p" })).status).toBe(204);

@@ -18,7 +18,7 @@ import {
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
 import { toPlanPayload, toTaskPayload } from "../payload.js";
-import { keptDetail, keptText } from "../redaction.js";
+import { keptDetail, keptFailure, keptText } from "../redaction.js";
 import { logTaskTransition } from "../task-log.js";
 
 /**
@@ -42,7 +42,7 @@ export function taskRoutes(deps: AppDeps) {
       if (!claimed) return c.body(null, 204);
       logTaskTransition(deps.log, "task.claimed", claimed.task, body.worker_id);
       return c.json({
-        task: toTaskPayload(claimed.task),
+        task: toTaskPayload(claimed.task, claimed.plan),
         plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
       });
     })
@@ -70,6 +70,7 @@ export function taskRoutes(deps: AppDeps) {
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
           detail: keptDetail(body.detail, secrets),
+          verification: body.verification,
         });
       });
       notify(task.planId);
@@ -92,8 +93,12 @@ export function taskRoutes(deps: AppDeps) {
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
           detail: keptDetail(body.detail, secrets),
+          failure: keptFailure(body.failure, secrets),
+          backoff: deps.settings.retryBackoff,
         });
       });
+      // A retry may be claimable at once (no backoff): parked claims of the plan look again.
+      if (task.status === "PENDING") notify(task.planId);
       logTaskTransition(deps.log, "task.failed", task, body.worker_id, {
         costMicroUsd: reported(body),
         reason: keptText(body.reason, secrets),
@@ -114,6 +119,14 @@ export function taskRoutes(deps: AppDeps) {
           reason: keptText(body.reason, secrets),
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
+          pause:
+            body.paused_until === undefined
+              ? undefined
+              : {
+                  until: new Date(body.paused_until),
+                  message:
+                    body.pause_message === undefined ? undefined : keptText(body.pause_message, secrets),
+                },
         });
       });
       notify(task.planId);

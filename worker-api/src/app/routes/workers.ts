@@ -44,7 +44,11 @@ export function workerRoutes(deps: AppDeps) {
         const detail = `path worker id '${pathId}' differs from body worker_id '${body.worker_id}'`;
         return c.json({ error_code: "worker_id_mismatch", detail, task_id: null }, 400);
       }
-      const running = body.tasks?.map((t) => ({ planId: t.plan_id, taskId: t.task_id }));
+      const running = body.tasks?.map((t) => ({
+        planId: t.plan_id,
+        taskId: t.task_id,
+        progress: t.progress,
+      }));
       const { ok, renewed, released } = await asWorker(
         deps,
         c,
