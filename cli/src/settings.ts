@@ -107,10 +107,11 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, MAX_LEASE_MS);
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
-  const duration = (name: string, fallbackMs: number) =>
-    readDuration(env, name, { fallbackMs, unitMs: 1000, units: true }, problems);
-  const retryBackoffMs = duration("WHILLY_RETRY_BACKOFF", DEFAULT_RETRY_BACKOFF_MS);
-  const retryBackoffMaxMs = duration("WHILLY_RETRY_BACKOFF_MAX", DEFAULT_RETRY_BACKOFF_MAX_MS);
+  const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
+    readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
+  // A retry may come at once (0); a provider limit always pauses a little.
+  const retryBackoffMs = duration("WHILLY_RETRY_BACKOFF", DEFAULT_RETRY_BACKOFF_MS, 0);
+  const retryBackoffMaxMs = duration("WHILLY_RETRY_BACKOFF_MAX", DEFAULT_RETRY_BACKOFF_MAX_MS, 0);
   const limitBackoffMs = duration("WHILLY_LIMIT_BACKOFF", DEFAULT_LIMIT_BACKOFF_MS);
   const limitBackoffMaxMs = duration("WHILLY_LIMIT_BACKOFF_MAX", DEFAULT_LIMIT_BACKOFF_MAX_MS);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {

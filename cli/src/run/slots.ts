@@ -6,7 +6,7 @@ import {
   runWorkerLoop,
   type WorkerStats,
 } from "@whilly/agent";
-import { createApp, inProcessAuth, type Store } from "@whilly/worker-api";
+import { type AppSettings, createApp, inProcessAuth, type Store } from "@whilly/worker-api";
 import type { Io } from "../io.js";
 import type { CliSettings } from "../settings.js";
 import type { PlanRunner } from "./local-run.js";
@@ -97,15 +97,13 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
 }
 
 /** The in-process control plane's settings: no long-poll (local mode sees the store itself). */
-function appSettingsOf(settings: CliSettings) {
-  const app = {
+function appSettingsOf(settings: CliSettings): AppSettings {
+  return {
     leaseMs: settings.leaseMs,
     claimWaitMs: 0,
     claimRecheckMs: 1000,
-    retryBackoffMs: settings.retryBackoffMs,
-    retryBackoffMaxMs: settings.retryBackoffMaxMs,
+    retryBackoff: { baseMs: settings.retryBackoffMs, capMs: settings.retryBackoffMaxMs },
   };
-  return app;
 }
 
 /** The worker id of each claim slot: `base` for the first, `base-2`, `base-3`, ... for the others. */
