@@ -17,6 +17,11 @@ export type RequestFacts = {
    * attempt's story at its first turn.
    */
   readonly turn: number;
+  /**
+   * The text of the user message holding that latest attempt line (the attempt's prompt, or a resumed
+   * session's follow-up), at most 16 KiB; the first user message's when there is no attempt line.
+   */
+  readonly prompt: string;
   /** From `Primary working directory:` in the system prompt. */
   readonly cwd: string | undefined;
   readonly toolNames: readonly string[];
@@ -57,18 +62,24 @@ export function readRequest(body: unknown): RequestFacts {
 }
 
 /** The attempt of the latest user message with an attempt line, and the assistant messages after it. */
-function attemptAndTurn(messages: readonly Message[]): { attempt: number; turn: number } {
+function attemptAndTurn(messages: readonly Message[]): { attempt: number; turn: number; prompt: string } {
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const message = messages[i];
     if (message?.role !== "user") continue;
     // The message's first attempt line: whilly puts it in the header, before any quoted output.
-    const found = ATTEMPT.exec(promptText(message.content))?.[1];
+    const text = promptText(message.content);
+    const found = ATTEMPT.exec(text)?.[1];
     if (found === undefined) continue;
     const turn = messages.slice(i + 1).filter((m) => m.role === "assistant").length;
-    return { attempt: Math.max(1, Number(found)), turn };
+    return { attempt: Math.max(1, Number(found)), turn, prompt: text.slice(0, PROMPT_CHARS) };
   }
-  return { attempt: 1, turn: messages.filter((m) => m.role === "assistant").length };
+  const first = messages.find((m) => m.role === "user");
+  const prompt = first ? promptText(first.content).slice(0, PROMPT_CHARS) : "";
+  return { attempt: 1, turn: messages.filter((m) => m.role === "assistant").length, prompt };
 }
+
+/** The most of a prompt the log keeps. */
+const PROMPT_CHARS = 16 * 1024;
 
 /** The text a person (or whilly) wrote in a user message: its text blocks, never tool results. */
 function promptText(content: unknown): string {

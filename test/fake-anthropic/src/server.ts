@@ -20,6 +20,8 @@ export type RequestLogEntry = {
   readonly turn?: number | undefined;
   /** The attempt, from the latest `Attempt: N of M` line (1 when none). */
   readonly attempt?: number | undefined;
+  /** The attempt's prompt as the fake read it (see `RequestFacts.prompt`), for tests of what an agent was told. */
+  readonly prompt?: string | undefined;
   readonly model?: string | undefined;
   readonly stream?: boolean | undefined;
   readonly tools?: readonly string[] | undefined;
@@ -154,6 +156,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       script: move.script,
       turn: facts.turn,
       attempt: facts.attempt,
+      prompt: facts.prompt,
       model: facts.model,
       stream: facts.stream,
       tools: facts.toolNames,
