@@ -230,7 +230,7 @@ export function writePlanFile(
   file: string,
   planId: string,
   tasks: readonly TaskLine[],
-  options: { testSteps?: readonly string[] } = {},
+  options: { testSteps?: readonly string[] | undefined } = {},
 ): void {
   const plan = {
     project: `Project ${planId}`,
