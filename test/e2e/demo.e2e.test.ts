@@ -141,7 +141,8 @@ describe("whilly run with the real Claude Code CLI against the scripted model", 
     const status = execFileSync("git", ["status", "--porcelain"], { cwd: repo, encoding: "utf8" });
     expect(status.split("\n").filter(Boolean)).toEqual(["?? demo.tasks.json"]);
     const log = execFileSync("git", ["log", "--format=%s"], { cwd: repo, encoding: "utf8" });
-    for (const id of ["DEMO-001", "DEMO-002", "DEMO-003", "DEMO-004"]) expect(log).toContain(`whilly: ${id}: `);
+    for (const id of ["DEMO-001", "DEMO-002", "DEMO-003", "DEMO-004"])
+      expect(log).toContain(`whilly: ${id}: `);
 
     const ids = ["DEMO-001", "DEMO-002", "DEMO-003", "DEMO-004"];
     const { events, sum } = await checkRecords(repo, "demo", ids);

@@ -222,19 +222,21 @@ export async function waitFor<T>(what: string, check: () => T | undefined, timeo
 export type TaskLine = [id: string, priority: string, dependencies?: string[]];
 
 /**
- * Writes a plan file whose tasks all pass the decision gate. Each task's test step is `true` (a check
- * that passes), unless `testSteps` says otherwise: e.g. `["manual: look at it"]` for tasks without a
- * runnable check, whose DONE rests on the agent's word.
+ * Writes a plan file whose tasks all pass the decision gate. By default each task gets one attempt
+ * (`max_attempts: 1`) and a `manual:` test step, so whilly runs no check and the (fake) agent's word
+ * decides, as the tests of reports, faults and the queue need; tests of checks and retries give
+ * `testSteps` (e.g. `["true"]`, a check that passes) and `maxAttempts`.
  */
 export function writePlanFile(
   file: string,
   planId: string,
   tasks: readonly TaskLine[],
-  options: { testSteps?: readonly string[] | undefined } = {},
+  options: { testSteps?: readonly string[] | undefined; maxAttempts?: number | undefined } = {},
 ): void {
   const plan = {
     project: `Project ${planId}`,
     plan_id: planId,
+    max_attempts: options.maxAttempts ?? 1,
     tasks: tasks.map(([id, priority, dependencies = []]) => ({
       id,
       status: "pending",
@@ -242,7 +244,7 @@ export function writePlanFile(
       description: `Do the work of ${id} carefully.`,
       dependencies,
       acceptance_criteria: [`${id} is done`],
-      test_steps: options.testSteps ?? ["true"],
+      test_steps: options.testSteps ?? ["manual: check the result"],
     })),
   };
   writeFileSync(file, JSON.stringify(plan, null, 2));

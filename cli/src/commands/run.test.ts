@@ -73,7 +73,7 @@ describe("whilly run with a fake agent", () => {
       "NOTE",
     ]);
     for (const id of ["T-A", "T-B", "T-C", "T-D", "T-E"])
-      expect(row(result.out, id).slice(0, 4)).toEqual([id, "DONE", "1/3", "$0.0125"]);
+      expect(row(result.out, id).slice(0, 4)).toEqual([id, "DONE", "1/1", "$0.0125"]);
     expect(result.out).toMatch(/\nplan 'order': DONE=5 · spent \$0\.0625 · agent time \S+\n$/);
     expect(hasAnsi(result.out + result.err)).toBe(false);
 
