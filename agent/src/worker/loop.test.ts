@@ -9,7 +9,7 @@ import {
 } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import type { TaskClient } from "../client/task-client.js";
-import { runWorkerLoop, type WorkerLoopOptions } from "./loop.js";
+import { createTaskBudget, runWorkerLoop, type WorkerLoopOptions } from "./loop.js";
 import { createPauseGate } from "./pause.js";
 import type { AgentAttempt, ProgressEvent, RunAttempt } from "./types.js";
 
@@ -489,5 +489,29 @@ describe("runWorkerLoop with verification, retries and limits", () => {
     const b = loopOptions(second.client, { pause: gate, whenPaused: "stop" });
     expect(await runWorkerLoop(b.options)).toMatchObject({ claimed: 0 });
     expect(second.count("claim")).toBe(0);
+  });
+});
+
+describe("runWorkerLoop's shared task budget", () => {
+  it("lets loops sharing a budget of one finish one task between them, giving back what found nothing", async () => {
+    const budget = createTaskBudget(1);
+    const idle = scriptedClient({ claim: [undefined], heartbeat: [{ ok: true }] });
+    const busy = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    let idleCalls = 0;
+    const first = loopOptions(idle.client, {
+      taskBudget: budget,
+      maxTasks: undefined,
+      onIdle: async () => ++idleCalls < 3,
+    });
+    expect(await runWorkerLoop(first.options)).toMatchObject({ idlePolls: 3 });
+    const second = loopOptions(busy.client, { taskBudget: budget, maxTasks: undefined });
+    expect(await runWorkerLoop(second.options)).toMatchObject({ completed: 1 });
+    expect(budget.take()).toBe(false);
+    expect(busy.count("claim")).toBe(1);
   });
 });
