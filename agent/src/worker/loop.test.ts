@@ -385,7 +385,7 @@ describe("runWorkerLoop with verification, retries and limits", () => {
       claim: [claimReply],
       start: [inProgress],
       complete: [{ ...inProgress, status: "DONE", version: 3 }],
-      fail: [{ ...inProgress, status: "PENDING", version: 3 }],
+      fail: [{ ...inProgress, status: "FAILED", version: 3 }],
       heartbeat: [{ ok: true }],
     });
     const results = [{ ...ok, verification: "unverified" as const }, failed];
@@ -403,9 +403,10 @@ describe("runWorkerLoop with verification, retries and limits", () => {
       fail: [new TransportError("socket hang up", undefined), new VersionConflict("T-1", 2, 3, "PENDING")],
       heartbeat: [{ ok: true }],
     });
-    const { options } = loopOptions(client, { runAttempt: async () => failed });
-    expect(await runWorkerLoop(options)).toMatchObject({ failed: 1, lost: 0 });
+    const { options, events } = loopOptions(client, { runAttempt: async () => failed, maxIterations: 1 });
+    expect(await runWorkerLoop(options)).toMatchObject({ failed: 0, retried: 1, lost: 0 });
     expect(count("fail")).toBe(2);
+    expect(events.find((e) => e.kind === "finished")).toMatchObject({ retry: true });
   });
 
   it("sends the attempt's activity with the heartbeat and as activity events, merged over earlier ones", async () => {

@@ -116,6 +116,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     claimed: 0,
     completed: 0,
     failed: 0,
+    retried: 0,
     released: 0,
     limited: 0,
     lost: 0,
@@ -249,6 +250,11 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     } finally {
       clearInterval(ticker);
     }
+    await settle(task, attempt, now() - startedAt);
+  }
+
+  /** What follows an attempt: a hand-back (unavailable, limited, stopped) or its report. */
+  async function settle(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<void> {
     if (attempt.unavailable) {
       // The machine's fault, not the task's: the task goes back with its attempt refunded, and this
       // worker stops, since every task would meet the same fault.
@@ -266,11 +272,14 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
     if (attempt.aborted || stopSignal.aborted) return void (await releaseQuietly(task));
     gate.succeeded();
-    const wallMs = now() - startedAt;
-    if (!(await report(task, attempt, wallMs))) return;
+    const landed = await report(task, attempt, wallMs);
+    if (landed === undefined) return;
+    // A failed attempt with attempts left is no finished task: the control plane queued a retry.
+    const retry = !attempt.ok && landed === "PENDING";
     if (attempt.ok) stats.completed++;
+    else if (retry) stats.retried++;
     else stats.failed++;
-    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs });
+    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
@@ -291,26 +300,31 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  /** Reports the attempt until the control plane answers; false when the result was dropped. */
-  async function report(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<boolean> {
+  /** Reports the attempt until the control plane answers: the status it landed in; `undefined` when the result was dropped. */
+  async function report(
+    task: TaskPayload,
+    attempt: AgentAttempt,
+    wallMs: number,
+  ): Promise<TaskStatus | undefined> {
     const body = reportOf(task, attempt, wallMs);
     try {
-      await retry(attempt.ok ? "complete" : "fail", () =>
+      const reply = await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
-      return true;
+      return reply.status;
     } catch (error) {
       // A failure with attempts left lands PENDING (a retry) rather than FAILED.
-      if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task)) return true;
+      if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task))
+        return (error as VersionConflict).actualStatus;
       if (isLeaseLost(error)) {
         lose(task, asError(error), false);
-        return false;
+        return undefined;
       }
       if (!stopSignal.aborted) throw error;
       // Stopping while the control plane is unreachable: the lease is not lost, only not handed back;
       // it runs out and the task is run again.
       emit({ kind: "release_failed", task, error: asError(error) });
-      return false;
+      return undefined;
     }
   }
 

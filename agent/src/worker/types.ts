@@ -84,6 +84,8 @@ export type ProgressEvent =
       readonly task: TaskPayload;
       readonly attempt: AgentAttempt;
       readonly elapsedMs: number;
+      /** A failed attempt with attempts left: the task went back to `PENDING` for a retry. */
+      readonly retry?: boolean | undefined;
     }
   | { readonly kind: "released"; readonly task: TaskPayload; readonly reason: string }
   /**
@@ -108,7 +110,10 @@ export type ProgressEvent =
 export type WorkerStats = {
   claimed: number;
   completed: number;
+  /** Tasks that failed their last attempt. */
   failed: number;
+  /** Failed attempts the control plane queued a retry for. */
+  retried: number;
   released: number;
   /** Attempts handed back on a provider limit (`rate_limited`); counted in `released` too. */
   limited: number;

@@ -21,6 +21,24 @@ export function progressPrinter(io: Io, total: number) {
   const line = (text: string) =>
     io.err.write(`${paint("dim", `[${finished}/${total}]`)} ${terminalText(text, "line")}\n`);
 
+  const onFinished = (event: Extract<ProgressEvent, { kind: "finished" }>): void => {
+    doing.delete(event.task.id);
+    // A retried task is not finished yet: it counts once, when it ends.
+    if (!event.retry) finished++;
+    const { task, attempt } = event;
+    const cost = displayUsd(attempt.costMicroUsd);
+    const took = displayDuration(event.elapsedMs);
+    if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
+    else {
+      const verdict = event.retry
+        ? `attempt ${task.attempts} failed (${attempt.reason}), to be retried`
+        : `FAILED (${attempt.reason})`;
+      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} in ${took} · ${cost}`);
+      const why = attempt.detail.message;
+      if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
+    }
+  };
+
   const onEvent = (event: ProgressEvent): void => {
     switch (event.kind) {
       case "claimed":
@@ -46,20 +64,9 @@ export function progressPrinter(io: Io, total: number) {
           `${paint("yellow", "⏸")} provider limit on ${event.task.id} (${event.message}); no new task before ${clockTime(event.until)}, then ${event.task.id} runs again`,
         );
         return;
-      case "finished": {
-        finished++;
-        doing.delete(event.task.id);
-        const { task, attempt } = event;
-        const cost = displayUsd(attempt.costMicroUsd);
-        const took = displayDuration(event.elapsedMs);
-        if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
-        else {
-          line(`${paint("red", "✗")} ${task.id} FAILED (${attempt.reason}) in ${took} · ${cost}`);
-          const why = attempt.detail.message;
-          if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
-        }
+      case "finished":
+        onFinished(event);
         return;
-      }
       case "released":
         doing.delete(event.task.id);
         line(`${paint("yellow", "↩")} ${event.task.id} released (${event.reason})`);

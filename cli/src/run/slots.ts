@@ -117,6 +117,7 @@ export function sumStats(all: readonly WorkerStats[]): WorkerStats {
     claimed: 0,
     completed: 0,
     failed: 0,
+    retried: 0,
     released: 0,
     limited: 0,
     lost: 0,
