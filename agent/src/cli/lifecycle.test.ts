@@ -139,8 +139,8 @@ describe("whilly-worker with nothing to do", () => {
     const running = workerMain(["--once"], t.io, { makeRunAttempt: () => async () => done });
     const waiting = "whilly-worker: waiting for a ready task in plan 'p' (open: CLAIMED=1) for ";
     await until(() => t.err().includes(waiting));
-    // The other worker's task fails for good (its only attempt): nothing is open any more, and the
-    // bounded worker ends.
+    // The other worker's task fails for good (one attempt): nothing is open any more, and the bounded
+    // worker ends.
     await store.setPlanMaxAttempts("p", 1);
     const [task] = await store.listTasks("p");
     await store.fail({

@@ -213,7 +213,8 @@ describe("whilly server", () => {
             event: "task.failed",
             ...ids,
             task_id: "G-2",
-            status: "FAILED",
+            // Attempts left: back to PENDING, not before the retry backoff (docs/retries.md).
+            status: "PENDING",
             cost_usd: "0.020000",
             reason: "tests_failed",
           },

@@ -37,6 +37,42 @@ async function servedEvents(target: ReturnType<typeof app>): Promise<string> {
 }
 
 describe("what the control plane keeps from workers", () => {
+  it("hides secrets in a failure kept for the retry and in a pause's message", async () => {
+    const target = app({ secrets: [OWN_SECRET] });
+    const text = `${allSecretsText()}\nand ${OWN_SECRET}`;
+    const a = await claim(target);
+    const failure = { step: `npm test ${OWN_SECRET}`, output_tail: text, session_id: "s" };
+    const fence = { worker_id: "w", plan_id: "p", version: a.version };
+    expect(
+      (await post(`/tasks/${a.id}/fail`, { ...fence, reason: "verification_failed", failure }, target))
+        .status,
+    ).toBe(200);
+    const b = await claim(target);
+    const pause = {
+      reason: "rate_limited",
+      paused_until: "2030-01-01T00:00:00Z",
+      pause_message: text.slice(0, 2048),
+    };
+    expect(
+      (
+        await post(
+          `/tasks/${b.id}/release`,
+          { worker_id: "w", plan_id: "p", version: b.version, ...pause },
+          target,
+        )
+      ).status,
+    ).toBe(200);
+
+    const stored = JSON.stringify([await store.listTasks("p"), await store.listEvents("p")]);
+    expect(stored).toContain("[redacted]");
+    expect(leakedSecrets(stored)).toEqual([]);
+    expect(stored).not.toContain(OWN_SECRET);
+    const served = await (await target.request("/api/v1/plans/p/tasks")).text();
+    expect(served).toContain("previous_failure");
+    expect(leakedSecrets(served)).toEqual([]);
+    expect(served).not.toContain(OWN_SECRET);
+  });
+
   it("hides every secret shape, and its own secrets, in stored details and reasons", async () => {
     const target = app({ secrets: [OWN_SECRET] });
     const text = `${allSecretsText()}\nand ${OWN_SECRET}`;

@@ -159,7 +159,11 @@ export const OPERATIONS: readonly Operation[] = [
   },
   transition("start", "StartRequest", "CLAIMED → IN_PROGRESS"),
   transition("complete", "CompleteRequest", "→ DONE, recording the attempt's cost"),
-  transition("fail", "FailRequest", "→ FAILED, recording the attempt's cost"),
+  transition(
+    "fail",
+    "FailRequest",
+    "→ PENDING to retry after a backoff while attempts are left, else → FAILED; records the attempt's cost",
+  ),
   transition("release", "ReleaseRequest", "→ PENDING, giving the task back"),
   {
     method: "get",

@@ -1,4 +1,4 @@
-import type { PlanSpec, TaskSpec } from "@whilly/core";
+import { type PlanSpec, planTasksResponseSchema, type TaskSpec } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -110,14 +110,8 @@ describe("retries over the protocol", () => {
       verification: "unverified",
     });
     expect(done.body.task).toMatchObject({ status: "DONE", verification: "unverified" });
-    const listed = await (await app().request("/api/v1/plans/p/tasks")).json();
-    expect(
-      listed.tasks.map((t: { id: string; verification: unknown; max_attempts: unknown }) => [
-        t.id,
-        t.verification,
-        t.max_attempts,
-      ]),
-    ).toEqual([
+    const listed = planTasksResponseSchema.parse(await (await app().request("/api/v1/plans/p/tasks")).json());
+    expect(listed.tasks.map((t) => [t.id, t.verification, t.max_attempts])).toEqual([
       ["A", "unverified", 2],
       ["B", null, 1],
     ]);

@@ -35,7 +35,9 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
 
 /**
  * Claims the most urgent ready task of a plan for `workerId`: `PENDING`, no unfinished dependency, plan
- * spend strictly under its budget (a budget of 0 blocks every claim); ordered by priority then id; rows
+ * spend strictly under its budget (a budget of 0 blocks every claim), a retry's `not_before` passed
+ * (database clock), no task of the plan in flight sharing one of its `key_files`; ordered by priority
+ * then id; rows
  * another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent claimers never wait on or
  * take the same task. Sets the lease to now + `leaseMs` by the database clock and writes `CLAIM`
  * `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same statement,
@@ -49,7 +51,8 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * The budget check, the pick, the update and the event inserts are one statement, so it is atomic
  * without a transaction of its own: a claim costs one round trip instead of six (BEGIN, plan read,
  * update, event insert, COMMIT), and round trips, one socket write each, were the control plane's
- * main cost per task.
+ * main cost per task. A task naming key files is claimed by a second run of the statement under the
+ * plan's key-file lock, in a transaction (docs/claim.md, "Key-file locks").
  * @returns the claimed task with its plan (read in the same statement), or `undefined` when none is
  *   ready or the budget is spent.
  * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:

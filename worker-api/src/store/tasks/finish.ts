@@ -215,7 +215,7 @@ function endColumns(
     returning: sql`(t.last_failure->>'attempt')::integer AS attempt, ${retry.limit} AS max_allowed`,
     payload: sql`|| jsonb_build_object('attempt', finished.attempt,
           'retry', finished.status = ${targetOf("RETRY")}, 'max_attempts', finished.max_allowed,
-          'not_before', to_jsonb(finished.not_before))`,
+          'not_before', to_char(finished.not_before AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`,
     signal: sql`, retry_signalled AS (
         SELECT pg_notify(${READY_CHANNEL}, ${readyPayload(fence.planId)}) FROM finished
         WHERE finished.status = ${targetOf("RETRY")} AND finished.unfinished_deps = 0
