@@ -26,6 +26,11 @@ export type TaskAttemptOptions = {
   readonly stateDir?: string | undefined;
   /** This worker's id: a retry reuses the kept worktree and resumes the session only where they were made. */
   readonly workerId: string;
+  /**
+   * Other workers whose worktrees are on this machine (the other slots of `whilly run -j N`): a retry
+   * after one of their attempts reuses the kept worktree and session too.
+   */
+  readonly localWorkerIds?: readonly string[] | undefined;
   /** Secrets to hide from output tails besides those `env` holds (whilly's own). */
   readonly secrets?: readonly string[] | undefined;
 };

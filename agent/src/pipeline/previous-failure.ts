@@ -31,9 +31,19 @@ const FRESH_AFTER: readonly string[] = [
 ];
 
 /**
- * Whether this attempt may continue where the previous one stopped: only on the worker that ran it
- * (only it holds the worktree and the agent's session), and not after a merge conflict or a failed setup.
+ * Whether this attempt may continue where the previous one stopped: only on a worker of this machine
+ * (`workerIds`: this one, and the other slots sharing its worktrees), which holds the worktree and the
+ * agent's session, and not after a merge conflict or a failed setup.
  */
-export function mayReuse(previous: AttemptFailure | undefined, workerId: string): boolean {
-  return previous !== undefined && previous.worker_id === workerId && !FRESH_AFTER.includes(previous.reason);
+export function mayReuse(
+  previous: AttemptFailure | undefined,
+  workerIds: string | readonly string[],
+): boolean {
+  const local = typeof workerIds === "string" ? [workerIds] : workerIds;
+  return (
+    previous !== undefined &&
+    previous.worker_id !== undefined &&
+    local.includes(previous.worker_id) &&
+    !FRESH_AFTER.includes(previous.reason)
+  );
 }

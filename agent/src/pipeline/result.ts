@@ -1,4 +1,4 @@
-import type { JsonObject, Verification } from "@whilly/core";
+import { type JsonObject, type Verification, WHILLY_FAILURE_REASONS } from "@whilly/core";
 import type { CheckRecord, ChecksResult } from "../verify/run-checks.js";
 import type { AgentAttempt } from "../worker/types.js";
 import { type ReportedFailure, verdictDetail } from "./verdict.js";
@@ -28,9 +28,36 @@ export function attemptOf(agent: AgentAttempt | undefined, outcome: Outcome): Ag
   };
 }
 
-/** A failed {@link Outcome}. */
+/** A failed {@link Outcome}; whilly's own reasons get a `message` saying what failed, for people. */
 export function failed(failure: ReportedFailure, extra: JsonObject = {}): Outcome {
-  return { ok: false, reason: failure.reason, failure, extra };
+  const message = failureMessage(failure);
+  return {
+    ok: false,
+    reason: failure.reason,
+    failure,
+    extra: message === undefined ? extra : { message, ...extra },
+  };
+}
+
+/** One line on a failure whilly decided; `undefined` for the agent's own reasons, which carry the agent's. */
+export function failureMessage(failure: ReportedFailure): string | undefined {
+  const { verificationFailed, integrationFailed, mergeConflict, setupFailed } = WHILLY_FAILURE_REASONS;
+  const exit =
+    failure.exit_code === null || failure.exit_code === undefined
+      ? "no exit code: timed out or stopped"
+      : `exit ${failure.exit_code}`;
+  switch (failure.reason) {
+    case verificationFailed:
+      return `check \`${failure.step}\` failed (${exit})`;
+    case integrationFailed:
+      return `\`${failure.step}\` failed on merging into the integration branch (${exit})`;
+    case mergeConflict:
+      return `merging into the integration branch conflicts: ${(failure.output_tail ?? "").split("\n").slice(1).join(", ")}`;
+    case setupFailed:
+      return `setup \`${failure.step}\` failed (${exit})`;
+    default:
+      return undefined;
+  }
 }
 
 /** An attempt the worker's shutdown stopped: the loop hands the task back, unjudged. */

@@ -40,7 +40,8 @@ async function pipeline(
     task: TaskPayload,
     p: PlanPayload | null = plan(),
     onActivity?: (p: AttemptProgress) => void,
-  ) => attempt({ task, plan: p, signal: new AbortController().signal, onActivity });
+    signal = new AbortController().signal,
+  ) => attempt({ task, plan: p, signal, onActivity });
   return { repo, ws, agent, run };
 }
 
@@ -66,6 +67,7 @@ describe("createTaskAttempt", () => {
       agent_claimed: true,
       agent_reason: null,
       reason: "verification_failed",
+      message: "check `test -f out.txt` failed (exit 1)",
     });
     expect(result.detail.checks).toEqual([
       { step: "test -f out.txt", kind: "run", source: "test_step", exit_code: 1, ms: expect.any(Number) },
@@ -104,6 +106,7 @@ describe("createTaskAttempt", () => {
     const result = await run(taskPayload("T", { test_steps: ["no-such-checker-xyz"] }));
     expect(result).toMatchObject({ ok: false, reason: "max_turns" });
     expect(result.failure).toMatchObject({ reason: "max_turns", output_tail: "agent output" });
+    expect(result.detail.message).toBe("agent said max_turns");
     expect(result.failure?.manual_steps).toEqual(["no-such-checker-xyz"]);
   });
 
@@ -145,6 +148,7 @@ describe("createTaskAttempt", () => {
     });
     expect(conflict).toMatchObject({ ok: false, reason: "merge_conflict" });
     expect(conflict.detail.conflict_files).toEqual(["shared.txt"]);
+    expect(conflict.detail.message).toBe("merging into the integration branch conflicts: shared.txt");
     expect(conflict.failure?.output_tail).toContain("shared.txt");
     const retry = await run(retryOf(b, conflict));
     expect(agent.calls.at(-1)?.resumeSessionId).toBeUndefined();
@@ -168,6 +172,23 @@ describe("createTaskAttempt", () => {
     expect(git(repo, "rev-parse", ws.integrationBranch)).toBe(tip);
   });
 
+  it("runs two tasks at once in their own worktrees, and a dependent one starts with both results", async () => {
+    const { agent, repo, ws, run } = await pipeline((task) =>
+      task.id === "C" ? { files: { "c.txt": "c" } } : { files: { [`${task.id}.txt`]: task.id } },
+    );
+    const verify = plan({ verify: ["test -s README.md"] });
+    const [a, b] = await Promise.all([run(taskPayload("A"), verify), run(taskPayload("B"), verify)]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    expect(agent.calls[0]?.cwd).not.toBe(agent.calls[1]?.cwd);
+    const c = await run(
+      taskPayload("C", { dependencies: ["A", "B"], test_steps: ["test -f A.txt", "test -f B.txt"] }),
+    );
+    expect(c).toMatchObject({ ok: true, verification: "passed" });
+    expect(git(repo, "ls-tree", "--name-only", ws.integrationBranch)).toBe("A.txt\nB.txt\nREADME.md\nc.txt");
+    expect(await ws.finish()).toMatchObject({ fastForwarded: true, branch: "main" });
+    expect(readFileSync(join(repo, "c.txt"), "utf8")).toBe("c");
+  });
+
   it("runs the setup command in a new worktree and commits none of what it made", async () => {
     const { repo, ws, run } = await pipeline(() => ({ files: { "work.txt": "w" } }), {
       setup: "mkdir -p deps && echo lib > deps/lib.txt",
@@ -175,6 +196,20 @@ describe("createTaskAttempt", () => {
     const result = await run(taskPayload("T", { test_steps: ["test -f deps/lib.txt", "test -f work.txt"] }));
     expect(result).toMatchObject({ ok: true, verification: "passed" });
     expect(git(repo, "ls-tree", "-r", "--name-only", ws.integrationBranch)).toBe("README.md\nwork.txt");
+  });
+
+  it("sets the merge worktree up once, and what setup made there survives later merges", async () => {
+    const { repo, run } = await pipeline((task) => ({ files: { [`${task.id}.txt`]: task.id } }), {
+      setup: "mkdir -p deps && echo lib > deps/lib.txt && echo x >> ../setup-runs",
+    });
+    const verify = plan({ verify: ["test -f deps/lib.txt"] });
+    expect((await run(taskPayload("A"), verify)).ok).toBe(true);
+    expect((await run(taskPayload("B"), verify)).ok).toBe(true);
+    const c = await run(taskPayload("C"), verify);
+    expect(c).toMatchObject({ ok: true, verification: "passed" });
+    // One setup per task worktree, one for the merge worktree.
+    const runs = readFileSync(join(repo, ".whilly", "worktrees", "p", "setup-runs"), "utf8");
+    expect(runs).toBe("x\n".repeat(4));
   });
 
   it("fails setup_failed when the setup command fails, before the agent runs", async () => {
@@ -189,12 +224,56 @@ describe("createTaskAttempt", () => {
     expect(agent.calls).toHaveLength(0);
   });
 
+  it("continues a rate-limited attempt's worktree and session when the task comes back", async () => {
+    const limited = { message: "429", until: undefined };
+    const { agent, run } = await pipeline((_task, call) =>
+      call === 1 ? { files: { "half.txt": "h" }, ok: false, limited } : { files: { "rest.txt": "r" } },
+    );
+    const task = taskPayload("T", { test_steps: ["test -f half.txt", "test -f rest.txt"] });
+    expect((await run(task)).limited).toEqual(limited);
+    const again = await run(task);
+    expect(again).toMatchObject({ ok: true, verification: "passed" });
+    expect(agent.calls[1]).toMatchObject({ cwd: agent.calls[0]?.cwd, resumeSessionId: "session-T-1" });
+  });
+
+  it("reuses a worktree another local slot kept", async () => {
+    const { agent, run } = await pipeline(() => ({ files: { "a.txt": "a" } }), { localWorkerIds: ["w2"] });
+    const task = taskPayload("T", { test_steps: ["test -f b.txt"] });
+    const first = await run(task);
+    const retry = await run(retryOf(task, first, "w2"));
+    expect(retry.detail).toMatchObject({ reused: true });
+    expect(agent.calls[1]?.resumeSessionId).toBe("session-T-1");
+  });
+
   it("hands a rate-limited agent's attempt back as it is, without checks", async () => {
     const limited = { message: "You've hit your limit", until: undefined };
     const { run } = await pipeline(() => ({ ok: false, reason: "rate_limited", limited }));
     const result = await run(taskPayload("T", { test_steps: ["touch checked"] }));
     expect(result.limited).toEqual(limited);
     expect(result.detail.checks).toBeUndefined();
+  });
+});
+
+describe("createTaskAttempt stopped", () => {
+  it("hands the attempt back unjudged when the worker stops during the checks, ending the check", async () => {
+    const { ws, run } = await pipeline(() => ({ files: { "x.txt": "x" } }));
+    const task = taskPayload("T", { test_steps: ["echo $$ > check.pid; exec sleep 30"] });
+    const pidFile = join(ws.keptPaths(task).dir, "check.pid");
+    const stop = new AbortController();
+    const stopOnceRunning = async () => {
+      while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 20));
+      stop.abort();
+    };
+    const result = await run(
+      task,
+      plan(),
+      (p) => p.phase === "verify" && void stopOnceRunning(),
+      stop.signal,
+    );
+    expect(result.aborted).toBe(true);
+    expect(result.detail.checks).toBeUndefined();
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 });
 

@@ -1,7 +1,8 @@
 import type { PlanPayload, TaskPayload } from "@whilly/core";
-import { type AttemptProgress, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
+import { type AttemptProgress, InvalidInput, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
 import { runChecks } from "../verify/run-checks.js";
 import type { AgentAttempt, RunAttempt } from "../worker/types.js";
+import { rememberInterrupted, takeInterrupted } from "./interrupted.js";
 import { mergeTask } from "./merge.js";
 import type { TaskAttemptOptions } from "./options.js";
 import { openPlace, type Place } from "./place.js";
@@ -18,11 +19,13 @@ import { decide, stepFailure } from "./verdict.js";
  * one's kept. With checks the checks decide; without, the agent's word (`unverified`). An unavailable,
  * rate-limited or stopped agent comes back as it is, unchecked. Phases go to `onActivity`
  * (`setup`, `agent`, `verify`, `merge`). The returned function never throws.
- * @throws TypeError when neither `workspaces` nor `cwd` is given.
+ * @throws InvalidInput (field `cwd`) when neither `workspaces` nor `cwd` is given.
  */
 export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
   if (options.workspaces === undefined && options.cwd === undefined) {
-    throw new TypeError("createTaskAttempt: give workspaces, or cwd to run tasks in place");
+    throw new InvalidInput("cwd", "createTaskAttempt needs workspaces, or cwd to run tasks in place", {
+      hint: "pass openWorkspaces(...) in a git repository, or the directory to run in as cwd",
+    });
   }
   return async ({ task, plan, signal, onActivity }) => {
     let progress: AttemptProgress = {};
@@ -36,6 +39,11 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
     if (place.kind === "stopped") return stopped(undefined);
     if (place.kind === "failed") return attemptOf(undefined, failed(place.failure, place.detail));
     const resumable = place.prepared === undefined ? run.reuse : place.prepared.reused;
+    const session = resumable
+      ? run.interrupted
+        ? run.interrupted.sessionId
+        : run.previous?.session_id
+      : undefined;
 
     report({ phase: "agent" });
     const agent = await options.runAgent({
@@ -43,11 +51,14 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
       plan,
       cwd: place.dir,
       signal,
-      resumeSessionId: resumable ? run.previous?.session_id : undefined,
+      resumeSessionId: session,
       previousFailure: run.previous,
       onActivity: (update) => report({ ...update, phase: "agent" }),
     });
-    if (agent.unavailable || agent.limited || agent.aborted || signal.aborted) return agent;
+    if (agent.unavailable || agent.limited || agent.aborted || signal.aborted) {
+      if (options.workspaces) rememberInterrupted(options.workspaces, task.id, agent.sessionId ?? session);
+      return agent;
+    }
     return judge(run, place, agent);
   };
 }
@@ -63,9 +74,12 @@ type Run = {
 
 function planned(options: TaskAttemptOptions, task: TaskPayload, plan: PlanPayload | null) {
   const previous = previousFailureOf(task);
+  const interrupted = options.workspaces && takeInterrupted(options.workspaces, task.id);
   return {
     previous,
-    reuse: mayReuse(previous, options.workerId),
+    interrupted,
+    reuse:
+      interrupted !== undefined || mayReuse(previous, [options.workerId, ...(options.localWorkerIds ?? [])]),
     verify: options.verify ?? plan?.verify ?? [],
     setup: options.setup ?? plan?.setup ?? undefined,
     shell: {
@@ -120,8 +134,14 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   run.report({ phase: "merge" });
   const merged = await mergeTask(ws, task, agent, run, shell, signal);
   if (signal.aborted) return stopped(agent);
-  if (!merged.ok) return judged(checked, merged.outcome);
+  if (!merged.ok) return judged(checked, withManualSteps(merged.outcome, checks.manualSteps));
   // A worktree left behind costs disk only; the work is merged.
   await ws.remove(task).catch(() => undefined);
   return judged({ ...checked, integration_commit: merged.commit }, done);
+}
+
+/** Keeps the steps found manual in a failure after the checks, so the retry does not run them again. */
+function withManualSteps(outcome: Outcome, manual: readonly string[]): Outcome {
+  if (outcome.ok || manual.length === 0) return outcome;
+  return { ...outcome, failure: { ...outcome.failure, manual_steps: manual } };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OUTPUT_TAIL_BYTES } from "@whilly/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -127,6 +127,17 @@ describe("runChecks", () => {
       secrets: ["extra-secret-1234"],
     });
     expect(other.failing?.output_tail).not.toContain("extra-secret-1234");
+  });
+
+  it("records a running check in the state directory, as an agent attempt is, and removes the record", async () => {
+    const dir = scratch();
+    const state = scratch("whilly-state-");
+    const wait =
+      'for i in $(seq 1 100); do ls "$STATE"/attempts/*.json > seen.txt 2>/dev/null && break; sleep 0.05; done';
+    const result = await checks(dir, { steps: [wait], env: { PATH, STATE: state }, stateDir: state });
+    expect(result.status).toBe("passed");
+    expect(readFileSync(join(dir, "seen.txt"), "utf8")).toMatch(/attempts\/[0-9a-f-]{36}\.json/);
+    expect(readdirSync(join(state, "attempts"))).toEqual([]);
   });
 
   it("keeps the last 4 KiB of a long output", async () => {

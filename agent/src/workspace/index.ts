@@ -2,7 +2,7 @@ export type { FinishResult } from "./finish.js";
 export { type GitResult, type GitRunner, gitRunner } from "./git.js";
 export type { IntegrateOptions, IntegrationResult, IntegrationStepFailure } from "./integrate.js";
 export { commitMessage } from "./leftovers.js";
-export { gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
+export { findRepository, gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
 export { slugOf } from "./slug.js";
 export {
   type KeptWorkspace,

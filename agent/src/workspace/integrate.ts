@@ -126,7 +126,7 @@ async function openIntegrationWorktree(
   before: string,
   options: IntegrateOptions,
 ): Promise<IntegrationStepFailure | undefined> {
-  if (await isWorktreeAt(target.git, target.dir, undefined)) return undefined;
+  if (await isWorktreeAt(target.git, target.dir, "detached")) return undefined;
   await dropWorktree(target.git, target.top, target.dir);
   await target.git.ok(target.top, ["worktree", "add", "-q", "--detach", target.dir, before]);
   const failed = await options.setup?.(target.dir);

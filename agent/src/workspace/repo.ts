@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { appendFile, mkdir } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { ConfigurationError } from "@whilly/core";
-import { type GitRunner, gitFailed } from "./git.js";
+import { type GitRunner, gitFailed, gitRunner } from "./git.js";
 
 /** The identity whilly commits with when the repository names none (`git config user.name/email`). */
 export const WHILLY_GIT_IDENTITY = { name: "whilly", email: "whilly@localhost" } as const;
@@ -14,6 +14,17 @@ export const WHILLY_GIT_IDENTITY = { name: "whilly", email: "whilly@localhost" }
 export async function gitTopLevel(git: GitRunner, dir: string): Promise<string | undefined> {
   const result = await git.run(dir, ["rev-parse", "--show-toplevel"]);
   return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/**
+ * The top of the git repository holding `dir`, or `undefined` outside git (then tasks run in place).
+ * `env` is git's environment; default `process.env`.
+ */
+export function findRepository(
+  dir: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<string | undefined> {
+  return gitTopLevel(gitRunner(env), dir);
 }
 
 /** The commit HEAD points at; refuses a repository with no commit, where no worktree can start. */
@@ -90,13 +101,16 @@ export async function excludeWhillyDir(git: GitRunner, top: string): Promise<voi
   await appendFile(exclude, `${separator}# whilly's worktrees and embedded store\n/.whilly/\n`);
 }
 
-/** True when `dir` is the top of a worktree of this repository whose HEAD is `ref` (or detached, for `undefined`). */
-export async function isWorktreeAt(git: GitRunner, dir: string, ref: string | undefined): Promise<boolean> {
+/**
+ * True when `dir` is the top of a worktree of this repository whose HEAD is as `head` says: `detached`,
+ * or `any` (whatever the agent checked out).
+ */
+export async function isWorktreeAt(git: GitRunner, dir: string, head: "detached" | "any"): Promise<boolean> {
   if (!existsSync(dir)) return false;
   const top = await git.run(dir, ["rev-parse", "--show-toplevel"]);
   if (top.code !== 0 || !samePath(top.stdout.trim(), dir)) return false;
-  const head = await git.run(dir, ["symbolic-ref", "-q", "HEAD"]);
-  return ref === undefined ? head.code !== 0 : head.code === 0 && head.stdout.trim() === ref;
+  if (head === "any") return true;
+  return (await git.run(dir, ["symbolic-ref", "-q", "HEAD"])).code !== 0;
 }
 
 /** Removes the worktree at `dir` (its branch stays) and whatever is left of the directory. */

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigurationError } from "@whilly/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { findRepository } from "./repo.js";
 import { slugOf } from "./slug.js";
 import { gitIn, isolatedGitEnv, makeGitRepo, removeScratch, scratch } from "./testing/git-repo.js";
 import { openWorkspaces } from "./workspaces.js";
@@ -41,6 +42,13 @@ describe("openWorkspaces", () => {
     });
   });
 
+  it("finds the repository holding a directory, and none outside git", async () => {
+    const repo = makeGitRepo(env);
+    mkdirSync(join(repo, "sub"));
+    expect(await findRepository(join(repo, "sub"), env)).toBe(realpathSync(repo));
+    expect(await findRepository(scratch(), env)).toBeUndefined();
+  });
+
   it("refuses a directory outside git", async () => {
     await expect(openWorkspaces({ repoDir: scratch(), planId: "p", env })).rejects.toThrow(
       /not inside a git/,
@@ -63,6 +71,18 @@ describe("openWorkspaces", () => {
     expect(readFileSync(join(repo, ".git", "info", "exclude"), "utf8")).toContain("/.whilly/");
     const again = await openWorkspaces({ repoDir: repo, planId: "Plan 1", env });
     expect(again.resumed).toBe(true);
+  });
+
+  it("moves a resumed integration branch up to HEAD when the user took its work and went on", async () => {
+    const { repo, ws } = await setup();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    expect((await ws.finish()).fastForwarded).toBe(true);
+    writeFileSync(join(repo, "later.txt"), "later\n");
+    git(repo, "add", "later.txt");
+    git(repo, "commit", "-q", "-m", "more work");
+    const resumed = await openWorkspaces({ repoDir: repo, planId: "Plan 1", env });
+    expect(resumed.resumed).toBe(true);
+    expect(git(repo, "rev-parse", resumed.integrationBranch)).toBe(git(repo, "rev-parse", "HEAD"));
   });
 });
 
@@ -94,6 +114,15 @@ describe("a task's worktree", () => {
     expect(existsSync(join(fresh.dir, "draft.txt"))).toBe(false);
   });
 
+  it("is made anew when its directory was deleted by hand", async () => {
+    const { ws } = await setup();
+    const first = await ws.prepare(task("T"), { reuse: false });
+    rmSync(first.dir, { recursive: true, force: true });
+    const again = await ws.prepare(task("T"), { reuse: true });
+    expect(again).toMatchObject({ dir: first.dir, reused: false });
+    expect(existsSync(join(again.dir, "README.md"))).toBe(true);
+  });
+
   it("commits leftovers with whilly's identity when the repository has none, setup's files left out", async () => {
     const { ws } = await setup({ identity: false });
     const { dir } = await ws.prepare(task("T-1", "Add the parser\nmore words"), { reuse: false });
@@ -107,6 +136,21 @@ describe("a task's worktree", () => {
     );
     expect(git(dir, "show", "--name-only", "--format=", "HEAD")).toBe("parser.ts");
     expect(await ws.commitLeftovers(dir, task("T-1"))).toBeUndefined();
+  });
+
+  it("merges the work of an agent that switched to a branch of its own", async () => {
+    const { repo, ws } = await setup();
+    const { dir } = await ws.prepare(task("T"), { reuse: false });
+    git(dir, "checkout", "-q", "-b", "agent/feature");
+    writeFileSync(join(dir, "feature.txt"), "f\n");
+    git(dir, "add", "feature.txt");
+    git(dir, "commit", "-q", "-m", "agent's commit");
+    writeFileSync(join(dir, "left.txt"), "l\n");
+    await ws.commitLeftovers(dir, task("T"));
+    expect((await ws.integrate(task("T"))).ok).toBe(true);
+    expect(git(repo, "ls-tree", "--name-only", ws.integrationBranch)).toBe(
+      "README.md\nfeature.txt\nleft.txt",
+    );
   });
 
   it("commits with the repository's own identity when it has one", async () => {
@@ -182,6 +226,14 @@ describe("finish", () => {
     expect(git(repo, "worktree", "list", "--porcelain")).not.toContain("_integration");
   });
 
+  it("fast-forwards past an untracked file of the user's that the work does not touch", async () => {
+    const { repo, ws } = await setup();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    writeFileSync(join(repo, "plan.json"), "{}\n");
+    expect(await ws.finish()).toMatchObject({ fastForwarded: true });
+    expect(readFileSync(join(repo, "plan.json"), "utf8")).toBe("{}\n");
+  });
+
   it("leaves a dirty tree alone and says which command takes the work", async () => {
     const { repo, ws } = await setup();
     await doTask(ws, "A", { "a.txt": "A\n" });
@@ -215,6 +267,19 @@ describe("finish", () => {
       command: `git merge --ff-only ${ws.integrationBranch}`,
     });
     expect(git(repo, "rev-parse", "main")).toBe(ws.startCommit);
+  });
+
+  it("never fast-forwards a run started on a detached HEAD", async () => {
+    const repo = makeGitRepo(env);
+    git(repo, "checkout", "-q", "--detach");
+    const ws = await openWorkspaces({ repoDir: repo, planId: "p", env });
+    expect(ws.userBranch).toBeUndefined();
+    await doTask(ws, "A", { "a.txt": "A\n" });
+    expect(await ws.finish()).toEqual({
+      fastForwarded: false,
+      command: "git merge --ff-only whilly/p",
+      why: "HEAD was detached when the run started",
+    });
   });
 
   it("has nothing to do when no task was merged", async () => {

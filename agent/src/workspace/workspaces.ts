@@ -66,7 +66,10 @@ export type Workspaces = {
   prepare(task: WorkspaceTask, options: { readonly reuse: boolean }): Promise<PreparedWorkspace>;
   /** Records what the setup command made in `dir`, so {@link Workspaces.commitLeftovers} leaves it out. */
   recordSetup(dir: string): Promise<readonly string[]>;
-  /** Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. */
+  /**
+   * Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. The
+   * task's branch is moved to the worktree's HEAD, should the agent have switched branches.
+   */
   commitLeftovers(dir: string, task: WorkspaceTask): Promise<string | undefined>;
   /** Merges the task's branch into the integration branch, one task at a time (see `integrateBranch`). */
   integrate(task: WorkspaceTask, options?: IntegrateOptions): Promise<IntegrationResult>;
@@ -107,7 +110,10 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   }
   await excludeWhillyDir(git, top);
   const commit = await commitArgs(git, top);
-  const lock = createMutex();
+  // Worktrees are added and removed one at a time, and merges go one at a time, but a merge's checks
+  // (minutes, maybe) never hold up another task's new worktree.
+  const admin = createMutex();
+  const merges = createMutex();
   const root = join(top, ".whilly", "worktrees", planSlug);
   const integrationDir = join(root, "_integration");
   const kept = (task: WorkspaceTask): KeptWorkspace => {
@@ -122,10 +128,10 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     userBranch,
     resumed,
     prepare: (task, { reuse }) =>
-      lock(async () => {
+      admin(async () => {
         const { dir, branch } = kept(task);
-        if (reuse && (await isWorktreeAt(git, dir, `refs/heads/${branch}`))) {
-          const base = await git.ok(top, ["merge-base", `refs/heads/${branch}`, `refs/heads/${integration}`]);
+        if (reuse && (await isWorktreeAt(git, dir, "any"))) {
+          const base = await git.ok(dir, ["merge-base", "HEAD", `refs/heads/${integration}`]);
           return { dir, branch, base: base.trim(), reused: true };
         }
         await dropWorktree(git, top, dir);
@@ -135,9 +141,18 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
         return { dir, branch, base, reused: false };
       }),
     recordSetup: (dir) => recordSetupPaths(git, dir),
-    commitLeftovers: (dir, task) => commitLeftovers(git, dir, commit, task),
+    commitLeftovers: async (dir, task) => {
+      const sha = await commitLeftovers(git, dir, commit, task);
+      // An agent that switched to a branch of its own (or detached HEAD) left its work there: the task's
+      // branch, which is what gets merged, follows the worktree's HEAD.
+      const head = (await git.ok(dir, ["rev-parse", "HEAD"])).trim();
+      const branch = kept(task).branch;
+      if ((await branchTip(git, top, branch)) !== head)
+        await git.ok(top, ["update-ref", `refs/heads/${branch}`, head]);
+      return sha;
+    },
     integrate: (task, integrateOptions = {}) =>
-      lock(() =>
+      merges(() =>
         integrateBranch(
           { git, top, dir: integrationDir, integration, commitArgs: commit },
           task,
@@ -145,12 +160,14 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
           integrateOptions,
         ),
       ),
-    remove: (task) => lock(() => dropWorktree(git, top, kept(task).dir)),
+    remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
     keptPaths: kept,
     finish: () =>
-      lock(async () => {
-        await dropWorktree(git, top, integrationDir);
-        return takeWork({ git, top, integration, start, userBranch });
-      }),
+      merges(() =>
+        admin(async () => {
+          await dropWorktree(git, top, integrationDir);
+          return takeWork({ git, top, integration, start, userBranch });
+        }),
+      ),
   };
 }
