@@ -43,34 +43,60 @@ export type ClaudeAttemptOptions = ClaudeAgentOptions & {
  * Binds Claude Code to one directory per call ({@link RunAgent}): each call builds the task's prompt
  * (docs/agent.md; a claim without plan context gets a plan named by its id) with `Attempt: N of M` and,
  * after a failed attempt, what went wrong; with `resumeSessionId` it continues that session
- * (`claude --resume`) with a short follow-up prompt instead. It runs the CLI once with {@link runClaude}
- * and reports the classified outcome: a provider limit as `limited`, the session id, turns and the last
- * tool through `onActivity`. Never throws for the agent's failures.
+ * (`claude --resume`) with a short follow-up prompt instead (`detail.resumed: true`), or, when Claude
+ * Code no longer has that session, starts over with the full prompt (`detail.resumed: false`). It runs
+ * the CLI with {@link runClaude} and reports the classified outcome: a provider limit as `limited`, the
+ * session id, turns and the last tool through `onActivity`. Never throws for the agent's failures.
  */
 export function createClaudeAgent(options: ClaudeAgentOptions): RunAgent {
   return async ({ task, plan, cwd, signal, resumeSessionId, previousFailure, onActivity }) => {
     const attempt = promptAttempt(task);
-    const prompt =
-      resumeSessionId !== undefined && previousFailure !== undefined
-        ? buildFollowUpPrompt({ taskId: task.id, attempt, previousFailure })
-        : buildPrompt({ plan: promptPlan(task, plan), task: promptTask(task), attempt, previousFailure });
-    const result = await runClaude({
-      prompt,
-      cwd,
-      timeoutMs: options.timeoutMs,
-      stallTimeoutMs: options.stallTimeoutMs,
-      activityIntervalMs: options.activityIntervalMs,
-      settings: options.settings,
-      env: options.env,
-      signal,
+    const fresh = () =>
+      buildPrompt({ plan: promptPlan(task, plan), task: promptTask(task), attempt, previousFailure });
+    const run = (prompt: string, resume: string | undefined) =>
+      runClaude({
+        prompt,
+        cwd,
+        timeoutMs: options.timeoutMs,
+        stallTimeoutMs: options.stallTimeoutMs,
+        activityIntervalMs: options.activityIntervalMs,
+        settings: options.settings,
+        env: options.env,
+        signal,
+        resumeSessionId: resume,
+        onActivity,
+        ...(options.secrets ? { secrets: options.secrets } : {}),
+        stateDir: options.stateDir,
+        ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+      });
+    if (resumeSessionId === undefined || previousFailure === undefined) {
+      return agentAttempt(await run(fresh(), undefined));
+    }
+    const resumed = await run(
+      buildFollowUpPrompt({ taskId: task.id, attempt, previousFailure }),
       resumeSessionId,
-      onActivity,
-      ...(options.secrets ? { secrets: options.secrets } : {}),
-      stateDir: options.stateDir,
-      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-    });
-    return agentAttempt(result);
+    );
+    // A session Claude Code no longer has (another config directory, cleaned up) is no reason to fail:
+    // the attempt starts over with the full prompt, which tells it what went wrong too.
+    if (!sessionMissing(resumed.outcome) || signal.aborted) return withResume(agentAttempt(resumed), true);
+    return withResume(agentAttempt(await run(fresh(), undefined)), false);
   };
+}
+
+/** Claude Code's answer to `--resume` of a session it does not have: nothing ran, nothing was spent. */
+const SESSION_MISSING = /no conversation found/i;
+
+function sessionMissing(outcome: AgentOutcome): boolean {
+  return (
+    outcome.reason === "error_subtype" &&
+    outcome.numTurns === 0 &&
+    outcome.errors.some((e) => SESSION_MISSING.test(e))
+  );
+}
+
+/** Records in the detail whether the asked-for session was continued (`resumed`) or not found. */
+function withResume(attempt: AgentAttempt, resumed: boolean): AgentAttempt {
+  return { ...attempt, detail: { ...attempt.detail, resumed } };
 }
 
 /**

@@ -98,17 +98,27 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
   });
 
   it("ends an agent that prints nothing for the stall timeout as stalled, leaving nothing running", async () => {
-    const { project, env, settings } = await setup("stall", { default: { turns: [{ fault: "hang" }] } });
+    const {
+      project,
+      env,
+      settings,
+      fake: model,
+    } = await setup("stall", {
+      default: { turns: [{ fault: "hang" }] },
+    });
     const result = await runClaude({
       prompt: "Task id: S\nAttempt: 1 of 1",
       cwd: project,
       timeoutMs: 60_000,
-      stallTimeoutMs: 1500,
+      // Long enough for the CLI to start and send its request on a loaded machine; the model never answers.
+      stallTimeoutMs: 3000,
       settings,
       env,
     });
     expect(result.outcome).toMatchObject({ ok: false, reason: "stalled" });
-    expect(result.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const hung = model.requests().find((r) => r.fault === "hang");
+    expect(hung?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.sessionId).toBe(hung?.sessionId);
     expect(findAttemptProcesses({ attemptId: result.attemptId, known: [] })).toEqual([]);
   });
 
@@ -147,7 +157,7 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     expect(second).toMatchObject({ ok: true });
   });
 
-  it("plays a story per attempt: a fresh retry (a new session) gets attempt 2's story", async () => {
+  it("plays a story per attempt: a fresh retry (a new session) gets attempt 2's story and the feedback", async () => {
     const {
       project,
       agent,
@@ -174,6 +184,11 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     expect(second).toMatchObject({ ok: true });
     expect(second.sessionId).not.toBe(first.sessionId);
     expect(model.requests().flatMap((r) => (r.kind === "agent" ? [r.attempt] : []))).toEqual([1, 2, 2]);
+    // Attempt 2's prompt told it what went wrong: the reason and the end of attempt 1's output.
+    const told = model.requests().find((r) => r.attempt === 2 && r.turn === 0)?.prompt ?? "";
+    expect(told).toMatch(/^Attempt: 2 of 3$/m);
+    expect(told).toContain("Attempt 1 failed: no_marker");
+    expect(told).toContain("I could not finish.");
   });
 
   it("resumes the session of the previous attempt, which continues at attempt 2's first turn", async () => {
@@ -206,7 +221,7 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
         exit_code: 1,
       },
     });
-    expect(second).toMatchObject({ ok: true, sessionId: first.sessionId });
+    expect(second).toMatchObject({ ok: true, sessionId: first.sessionId, detail: { resumed: true } });
     const played = model.requests().filter((r) => r.kind === "agent");
     expect(played.map((r) => [r.attempt, r.turn])).toEqual([
       [1, 0],
@@ -216,5 +231,30 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
     ]);
     // The resumed session ran Bash on the draft the first attempt wrote.
     expect(played[3]?.toolResults?.[0]?.text).toContain("draft");
+  });
+
+  it("starts over with the full prompt when the session to resume is not there", async () => {
+    const {
+      project,
+      agent,
+      fake: model,
+    } = await setup("resume-missing", {
+      tasks: {
+        M: { attempts: [{ turns: [] }, { turns: [write("y\n"), { text: "<promise>COMPLETE</promise>" }] }] },
+      },
+    });
+    const attempt = await agent({
+      task: task("M", 2),
+      plan: null,
+      cwd: project,
+      signal: signal(),
+      resumeSessionId: "00000000-0000-4000-8000-00000000abcd",
+      previousFailure: { attempt: 1, reason: "stalled" },
+    });
+    expect(attempt).toMatchObject({ ok: true, detail: { resumed: false } });
+    expect(model.requests().flatMap((r) => (r.kind === "agent" ? [[r.attempt, r.turn]] : []))).toEqual([
+      [2, 0],
+      [2, 1],
+    ]);
   });
 });

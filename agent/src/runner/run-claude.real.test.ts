@@ -159,7 +159,9 @@ describe("runClaude with the real Claude Code CLI", () => {
         env: fakeEnv,
       });
       expect(result.timedOut).toBe(true);
-      expect(result.outcome).toMatchObject({ ok: false, reason: "timeout", sessionId: null });
+      expect(result.outcome).toMatchObject({ ok: false, reason: "timeout" });
+      // Killed before any result, the session is still known: stream-json's init event named it.
+      expect(result.outcome.sessionId).toMatch(/^[0-9a-f-]{36}$/);
       expect(hanging.requests().some((r) => r.fault === "hang")).toBe(true);
     } finally {
       await hanging.close();

@@ -88,7 +88,7 @@ describe("runClaude reading stream-json", () => {
       prompt: "Task id: T-1",
       cwd: dir,
       timeoutMs: 60_000,
-      stallTimeoutMs: 700,
+      stallTimeoutMs: 2000,
       settings,
       env: env({ FAKE_AGENT_STALL: "1", FAKE_AGENT_PID_FILE: pidFile, FAKE_AGENT_TOOLS: "Bash" }),
     });
@@ -108,9 +108,11 @@ describe("runClaude reading stream-json", () => {
       timeoutMs: 20_000,
       stallTimeoutMs: 1500,
       settings,
-      env: env({ FAKE_AGENT_TOOLS: "A,B,C,D", FAKE_AGENT_GAP_MS: "100" }),
+      // Six gaps of 400 ms: the run outlasts the stall timeout, no silence does.
+      env: env({ FAKE_AGENT_TOOLS: "A,B,C,D,E", FAKE_AGENT_GAP_MS: "400" }),
     });
     expect(result.outcome).toMatchObject({ ok: true });
     expect(result.stalled).toBe(false);
+    expect(result.wallMs).toBeGreaterThan(1500);
   });
 });

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
-import { type AgentOutcome, type AttemptProgress, classifyAgentRun } from "@whilly/core";
+import {
+  type AgentOutcome,
+  type AttemptProgress,
+  classifyAgentRun,
+  DEFAULT_STALL_TIMEOUT,
+  parseDuration,
+} from "@whilly/core";
 import { claudeArgv, claudeEnv, secretsOf } from "./argv.js";
 import { AttemptRecordFile } from "./attempt-record.js";
 import { ATTEMPT_ID_VARIABLE } from "./end-processes.js";
@@ -8,8 +14,11 @@ import { type ProcessGroupResult, runProcessGroup } from "./process-group.js";
 import type { ClaudeSettings } from "./settings.js";
 import { StreamEvents, throttle } from "./stream-events.js";
 
-/** An attempt whose agent printed no event for this long is ended `stalled` when no other is given, ms. */
-export const DEFAULT_STALL_TIMEOUT_MS = 600_000;
+/**
+ * An attempt whose agent printed no event for this long is ended `stalled` when no other is given, ms:
+ * `--stall-timeout`'s default ({@link DEFAULT_STALL_TIMEOUT}, 10 minutes).
+ */
+export const DEFAULT_STALL_TIMEOUT_MS = parseDuration(DEFAULT_STALL_TIMEOUT) ?? 600_000;
 
 /** Progress is reported at most this often when no other interval is given, ms. */
 export const DEFAULT_ACTIVITY_INTERVAL_MS = 1000;

@@ -11,6 +11,7 @@ import type {
   AgentUsage,
   PermissionDenial,
 } from "./outcome.js";
+import { streamTranscript } from "./stream-text.js";
 import { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 import { agentUnavailable } from "./unavailable.js";
 
@@ -22,8 +23,9 @@ type Verdict = {
 };
 
 /**
- * Classifies one run of Claude Code (`--output-format json`) into an {@link AgentOutcome}. Pure and total:
- * it never throws, whatever the process printed. Every shape in claude-code-offline.md is handled, measured
+ * Classifies one run of Claude Code (`--output-format json` or `stream-json`, whose last `result` line
+ * decides) into an {@link AgentOutcome}. Total: it never throws, whatever the process printed; pure but
+ * for the clock a limit's reset is computed from (`run.now`, default now). Every shape in claude-code-offline.md is handled, measured
  * or reported by users; the failure order is documented on {@link AgentFailureReason}. Success needs all of:
  * exit code 0, `is_error` false, subtype `success`, no `permission_denials`, and the completion marker
  * ending the final `result` text (see {@link endsWithCompletionMarker}).
@@ -189,7 +191,7 @@ function transcript(
   if (errors.length > 0) parts.push(`[errors]\n${errors.join("\n")}`);
   if (denials.length > 0) parts.push(`[permission denied]\n${denials.map((d) => d.toolName).join("\n")}`);
   if (json === undefined) {
-    if (run.stdout.trim() !== "") parts.push(run.stdout.trimEnd());
+    if (run.stdout.trim() !== "") parts.push(streamTranscript(run.stdout) ?? run.stdout.trimEnd());
   } else if (resultText !== null) {
     parts.push(resultText.trimEnd());
   }

@@ -24,6 +24,10 @@ describe("limitResetTime: the next such wall time in the named zone", () => {
     ["Claude usage limit reached. Your limit will reset at 1pm (Etc/GMT+5).", "2026-12-02T18:00:00.000Z"],
     ["Claude AI usage limit reached|1749924000", "2025-06-14T18:00:00.000Z"],
     ["resets 20:00 (UTC)", "2026-12-02T20:00:00.000Z"],
+    ["You've hit your session limit · resets 3:30pm (UTC)", "2026-12-02T15:30:00.000Z"],
+    ["You've hit your Opus limit · resets Dec 8, 5pm (Asia/Tokyo)", "2026-12-08T08:00:00.000Z"],
+    ["You've hit your limit · resets Jan 3, 2027, 9am (UTC)", "2027-01-03T09:00:00.000Z"],
+    ["You're out of extra usage · resets 11pm (Europe/London)", "2026-12-01T23:00:00.000Z"],
   ])("%s → %s", (text, iso) => {
     expect(limitResetTime(text, NOW)?.toISOString()).toBe(iso);
   });

@@ -16,11 +16,13 @@ const LIMIT_ERROR_TYPES = new Set(["rate_limit_error", "overloaded_error"]);
 /**
  * How Claude Code words a subscription's usage limit: `You've hit your limit · resets 8pm (America/New_York)`,
  * `You've hit your weekly limit · ...`, `Limit reached · resets 5pm`, `Session limit reached ∙ resets 10am`,
- * `5-hour limit reached`, `Claude usage limit reached. Your limit will reset at 1pm (Etc/GMT+5).`,
+ * `5-hour limit reached`, `You're out of extra usage · resets 3pm (UTC)`,
+ * `Claude usage limit reached. Your limit will reset at 1pm (Etc/GMT+5).`,
  * `Claude AI usage limit reached|1749924000`. A warning such as `You've used 97% of your session limit`
  * is not one.
  */
-const USAGE_LIMIT_TEXT = /you['’]ve hit your (?:[\w-]+ )*limit|\blimit reached\b|usage limit reached/i;
+const USAGE_LIMIT_TEXT =
+  /you['’]ve hit your (?:[\w-]+ )*limit|you['’]re out of extra usage|\blimit reached\b|usage limit reached/i;
 
 /** How the API's own limit errors read once the CLI gave up: `Request rejected (429)`, `API Error: 529 ...`. */
 const API_LIMIT_TEXT =
@@ -67,11 +69,12 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 
 /**
  * `resets 8pm (America/New_York)`, `resets 1:30pm (Asia/Kolkata)`, `resets Mar 15 at 12pm (Europe/London)`,
- * `resets Dec 2, 3:30pm (Europe/Berlin)`, `will reset at 12am.`, `resets 20:00 (UTC)`.
- * Groups: month, day, hour, minute, am/pm, zone.
+ * `resets Dec 2, 3:30pm (Europe/Berlin)`, `resets Jan 3, 2027, 9am (UTC)`, `will reset at 12am.`,
+ * `resets 20:00 (UTC)`. Claude Code prints the time alone within a day, else `Mon D, h[:mm]am` (with the
+ * year when it differs), then its own zone. Groups: month, day, year, hour, minute, am/pm, zone.
  */
 const RESET_TEXT =
-  /\breset(?:s| at|s at)\s+(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)\s]+)\))?/i;
+  /\breset(?:s| at|s at)\s+(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)\s]+)\))?/i;
 
 /** `Claude AI usage limit reached|1749924000`: the reset as Unix seconds. */
 const RESET_EPOCH = /limit reached\|(\d{9,11})\b/i;
@@ -109,13 +112,20 @@ export function limitResetTime(text: string, now: Date, hostZone?: string): Date
   return undefined;
 }
 
-type NamedReset = { month?: number; day?: number; hour: number; minute: number; zone?: string };
+type NamedReset = {
+  year?: number;
+  month?: number;
+  day?: number;
+  hour: number;
+  minute: number;
+  zone?: string;
+};
 
 /** The wall time (24 h), the date and the zone a reset text names; `undefined` for none or an impossible one. */
 function namedReset(text: string): NamedReset | undefined {
   const m = RESET_TEXT.exec(text);
   if (m === null) return undefined;
-  const [, monthName, dayText, hourText, minuteText, meridiem, zone] = m;
+  const [, monthName, dayText, yearText, hourText, minuteText, meridiem, zone] = m;
   let hour = Number(hourText);
   const minute = minuteText === undefined ? 0 : Number(minuteText);
   if (meridiem !== undefined) {
@@ -127,7 +137,8 @@ function namedReset(text: string): NamedReset | undefined {
   if (monthName === undefined) return reset;
   const day = Number(dayText);
   if (day < 1 || day > 31) return undefined;
-  return { ...reset, month: MONTHS.indexOf(monthName.toLowerCase()) + 1, day };
+  const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
+  return { ...reset, month, day, ...(yearText === undefined ? {} : { year: Number(yearText) }) };
 }
 
 /** The calendar date `days` after `date`. */

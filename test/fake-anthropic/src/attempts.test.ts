@@ -72,6 +72,11 @@ describe("fake model: a story per attempt", () => {
     expect((await ask(resumed)).said).toBe("tool Write");
     expect((await ask([...resumed, ...toolTurn(1)])).said).toBe("second try, turn 1");
     expect(fake?.requests().map((r) => r.turn)).toEqual([0, 1]);
+    // The log keeps the prompt of an attempt's first turn: the follow-up, not the original.
+    expect(fake?.requests().map((r) => r.prompt)).toEqual([
+      "Task id: T-1\nAttempt: 2 of 3\nYour previous attempt did not pass.",
+      undefined,
+    ]);
   });
 });
 

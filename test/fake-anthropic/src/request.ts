@@ -18,8 +18,8 @@ export type RequestFacts = {
    */
   readonly turn: number;
   /**
-   * The text of the user message holding that latest attempt line (the attempt's prompt, or a resumed
-   * session's follow-up), at most 16 KiB; the first user message's when there is no attempt line.
+   * The prompt this turn answers: the text of the user message holding the latest attempt line (else of
+   * the first user message), at most {@link PROMPT_LOG_CHARS} characters from its start.
    */
   readonly prompt: string;
   /** From `Primary working directory:` in the system prompt. */
@@ -34,6 +34,9 @@ type Message = { role?: unknown; content?: unknown };
 
 const TASK_ID = /^[\s>*_#-]*Task id:[\s*_`]*([^\s*`]+)/im;
 const CWD = /Primary working directory:\s*(\S[^\n]*)/;
+/** The most of a prompt the fake keeps, in characters. */
+export const PROMPT_LOG_CHARS = 16 * 1024;
+
 const ATTEMPT = /^[\s>*_#-]*Attempt:\s*(\d+)\s+of\s+\d+/im;
 
 /** Reads the facts the fake needs from a parsed request body. Tolerates any shape. */
@@ -66,20 +69,20 @@ function attemptAndTurn(messages: readonly Message[]): { attempt: number; turn: 
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const message = messages[i];
     if (message?.role !== "user") continue;
-    // The message's first attempt line: whilly puts it in the header, before any quoted output.
     const text = promptText(message.content);
+    // The message's first attempt line: whilly puts it in the header, before any quoted output.
     const found = ATTEMPT.exec(text)?.[1];
     if (found === undefined) continue;
     const turn = messages.slice(i + 1).filter((m) => m.role === "assistant").length;
-    return { attempt: Math.max(1, Number(found)), turn, prompt: text.slice(0, PROMPT_CHARS) };
+    return { attempt: Math.max(1, Number(found)), turn, prompt: text.slice(0, PROMPT_LOG_CHARS) };
   }
   const first = messages.find((m) => m.role === "user");
-  const prompt = first ? promptText(first.content).slice(0, PROMPT_CHARS) : "";
-  return { attempt: 1, turn: messages.filter((m) => m.role === "assistant").length, prompt };
+  return {
+    attempt: 1,
+    turn: messages.filter((m) => m.role === "assistant").length,
+    prompt: (first ? promptText(first.content) : "").slice(0, PROMPT_LOG_CHARS),
+  };
 }
-
-/** The most of a prompt the log keeps. */
-const PROMPT_CHARS = 16 * 1024;
 
 /** The text a person (or whilly) wrote in a user message: its text blocks, never tool results. */
 function promptText(content: unknown): string {

@@ -20,7 +20,10 @@ export type RequestLogEntry = {
   readonly turn?: number | undefined;
   /** The attempt, from the latest `Attempt: N of M` line (1 when none). */
   readonly attempt?: number | undefined;
-  /** The attempt's prompt as the fake read it (see `RequestFacts.prompt`), for tests of what an agent was told. */
+  /**
+   * On an attempt's first turn (turn 0) only: the prompt it answers, at most 16 KiB (see
+   * `RequestFacts.prompt`), so a test can see what an attempt was told.
+   */
   readonly prompt?: string | undefined;
   readonly model?: string | undefined;
   readonly stream?: boolean | undefined;
@@ -156,7 +159,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       script: move.script,
       turn: facts.turn,
       attempt: facts.attempt,
-      prompt: facts.prompt,
+      ...(facts.kind === "agent" && facts.turn === 0 ? { prompt: facts.prompt } : {}),
       model: facts.model,
       stream: facts.stream,
       tools: facts.toolNames,
