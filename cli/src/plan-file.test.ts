@@ -1,34 +1,43 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeRepo, makeStoreTemplate, removeAll, runCli } from "../../test/support/cli.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { removeAll, scratchDir } from "../../test/support/cli.js";
+import { readPlanFile } from "./plan-file.js";
 
-let template: string;
-beforeAll(async () => {
-  template = await makeStoreTemplate();
-});
 afterAll(removeAll);
 
-describe("plan files are UTF-8", () => {
-  it("refuses a Latin-1 file naming where the first bad byte is, and stores nothing", async () => {
-    const repo = makeRepo(template);
-    const json = '{\n  "plan_id": "latin",\n  "project": "caf\u00e9",\n  "tasks": []\n}\n';
-    writeFileSync(join(repo, "tasks.json"), Buffer.from(json, "latin1"));
-    const result = await runCli(["plan", "import", "tasks.json"], { cwd: repo });
-    expect(result.code).toBe(1);
-    expect(result.err).toContain(
-      "error: plan file 'tasks.json' is not UTF-8 text (first bad byte at or before line 3, column 18)",
-    );
-    expect(result.err).toContain("hint: save it as UTF-8");
-    expect((await runCli(["plan", "list", "--json"], { cwd: repo })).out).toBe("[]\n");
+const task = (id: string, testSteps: string[]) => ({
+  id,
+  status: "pending",
+  priority: "low",
+  description: id,
+  test_steps: testSteps,
+});
+
+describe("readPlanFile", () => {
+  it("warns once, with the path, of tasks whose test steps whilly's checks will not run", async () => {
+    const dir = scratchDir();
+    const tasks = [
+      task("A", ["npm test"]),
+      task("B", ["On machine B (manual) run the worker"]),
+      task("C", ["whilly plan show p"]),
+      task("D", ["manual: look at it"]),
+    ];
+    writeFileSync(join(dir, "tasks.json"), JSON.stringify({ project: "p", tasks }));
+    const warnings: string[] = [];
+    const plan = await readPlanFile("tasks.json", dir, (message) => warnings.push(message));
+    expect(plan.tasks).toHaveLength(4);
+    expect(warnings).toEqual([
+      "tasks.json: 'test_steps' that read as instructions for a person in task 'B' and call whilly itself in task 'C' are not run by whilly's checks and count as manual; prefix manual steps with 'manual:' and write checks as shell commands",
+    ]);
   });
 
-  it("imports the same text saved as UTF-8, accents intact", async () => {
-    const repo = makeRepo(template);
-    const json = '{"plan_id": "utf", "project": "caf\u00e9", "tasks": []}';
-    writeFileSync(join(repo, "tasks.json"), json, "utf8");
-    expect((await runCli(["plan", "import", "tasks.json"], { cwd: repo })).code).toBe(0);
-    const [plan] = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);
-    expect(plan.name).toBe("caf\u00e9");
+  it("says nothing of a plan whose steps are commands or written manual:", async () => {
+    const dir = scratchDir();
+    const tasks = [task("A", ["npm test", "manual: Проверить что всё работает"])];
+    writeFileSync(join(dir, "tasks.json"), JSON.stringify({ project: "p", tasks }));
+    const warnings: string[] = [];
+    await readPlanFile("tasks.json", dir, (message) => warnings.push(message));
+    expect(warnings).toEqual([]);
   });
 });

@@ -10,8 +10,9 @@ import { TASK_FIELDS } from "./parse-task.js";
  * `project`, `tasks`, `agent_instructions` when it has lines or kept values (every key, a one-line
  * string written as a list), `verify` (a list), `setup` and `max_attempts` when set, and the plan's
  * extra fields; every task with its ten always-written fields (`status` upper case, `priority` lower
- * case, current `version`), `max_attempts` when set, plus its extra fields; tasks by id, keys sorted at every level, two-space indent, trailing newline.
- * Parsing the result and exporting again gives the same bytes.
+ * case, current `version`), `max_attempts` when set, plus its extra fields; tasks by id, keys sorted
+ * at every level, two-space indent, trailing newline. Parsing the result and exporting again gives
+ * the same bytes.
  * @param tasks specs or stored records (only spec fields are written).
  */
 export function exportPlan(

@@ -93,7 +93,7 @@ function readPlan(
   const report = (path: readonly (string | number)[], message: string) => issues.plan(path, message);
   const verify = readVerify(value.verify, report);
   const setup = readSetup(value.setup, report);
-  const maxAttempts = readMaxAttempts(value.max_attempts, ["max_attempts"], report);
+  const maxAttempts = readMaxAttempts(value.max_attempts, "plan", report);
   const parsed = readTasks(value.tasks, issues);
   if (parsed) checkGraph(parsed, issues);
 

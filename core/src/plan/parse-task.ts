@@ -60,7 +60,7 @@ export function parseTask(raw: unknown, index: number, issues: IssueList): Parse
   const acceptanceCriteria = readStrings(raw, "acceptance_criteria", scope, issues);
   const testSteps = readStrings(raw, "test_steps", scope, issues);
   const prdRequirement = readOptionalString(raw, "prd_requirement", scope, issues);
-  const maxAttempts = readMaxAttempts(raw.max_attempts, ["max_attempts"], report);
+  const maxAttempts = readMaxAttempts(raw.max_attempts, "task", report);
   const version = readVersion(raw.version, scope, issues);
   if (dependencies) reportRepeats(dependencies, scope, issues);
 

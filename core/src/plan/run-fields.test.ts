@@ -84,8 +84,8 @@ describe("a task's max_attempts", () => {
 
   it("is refused out of range, naming the task and the field", () => {
     expect(messages(plan({}, [task("A", { max_attempts: 0 }), task("B", { max_attempts: "x" })]))).toEqual([
-      "task 'A' (tasks[0]): 'max_attempts' must be a whole number of attempts from 1 to 100, e.g. 3; got 0 (leave it out for the default, 3)",
-      "task 'B' (tasks[1]): 'max_attempts' must be a whole number of attempts from 1 to 100, e.g. 3; got 'x' (leave it out for the default, 3)",
+      "task 'A' (tasks[0]): 'max_attempts' must be a whole number of attempts from 1 to 100, e.g. 3; got 0 (leave it out for the plan's, else 3)",
+      "task 'B' (tasks[1]): 'max_attempts' must be a whole number of attempts from 1 to 100, e.g. 3; got 'x' (leave it out for the plan's, else 3)",
     ]);
   });
 });

@@ -1,20 +1,19 @@
 import { DEFAULT_MAX_ATTEMPTS, MAX_MAX_ATTEMPTS } from "../attempts/index.js";
-import { fieldName, type Segment } from "./issues.js";
+import { fieldName } from "./issues.js";
+import type { Report } from "./json-values.js";
 import { show } from "./text.js";
-
-/** Receives one problem: the field's path and a complete sentence. */
-type Report = (path: readonly Segment[], message: string) => void;
 
 const WHOLE_NUMBER = /^\s*\d+\s*$/;
 
 /**
  * `max_attempts` of a plan or a task: a whole number from 1 to {@link MAX_MAX_ATTEMPTS}, as a JSON
  * number or a numeric string (`"3"`). Absent or `null` is `undefined` (the default applies).
+ * @param of whose field it is: a task's falls back to its plan's, a plan's to the default.
  * @returns `null` when the value was reported as bad, so callers can tell "bad" from "absent".
  */
 export function readMaxAttempts(
   value: unknown,
-  path: readonly Segment[],
+  of: "plan" | "task",
   report: Report,
 ): number | undefined | null {
   if (value === undefined || value === null) return undefined;
@@ -25,9 +24,11 @@ export function readMaxAttempts(
         ? Number(value)
         : NaN;
   if (Number.isInteger(number) && number >= 1 && number <= MAX_MAX_ATTEMPTS) return number;
+  const fallback =
+    of === "plan" ? `the default, ${DEFAULT_MAX_ATTEMPTS}` : `the plan's, else ${DEFAULT_MAX_ATTEMPTS}`;
   report(
-    path,
-    `${fieldName(path)} must be a whole number of attempts from 1 to ${MAX_MAX_ATTEMPTS}, e.g. 3; got ${show(value)} (leave it out for the default, ${DEFAULT_MAX_ATTEMPTS})`,
+    ["max_attempts"],
+    `'max_attempts' must be a whole number of attempts from 1 to ${MAX_MAX_ATTEMPTS}, e.g. 3; got ${show(value)} (leave it out for ${fallback})`,
   );
   return null;
 }
