@@ -58,7 +58,7 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
           env: options.env,
         });
   return {
-    runAttempt: (workerId) =>
+    runAttempt: (workerId, slotIds) =>
       createTaskAttempt({
         workspaces,
         cwd: options.cwd,
@@ -70,6 +70,8 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
         env: options.env,
         stateDir: options.stateDir,
         workerId,
+        // A retry after another slot's attempt reuses its worktree and session: they are on this machine.
+        localWorkerIds: slotIds,
         secrets: options.secrets,
       }),
     ...(workspaces === undefined

@@ -67,7 +67,7 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
           workerId,
         }),
         planId: input.planId,
-        runAttempt: input.runner.runAttempt(workerId),
+        runAttempt: input.runner.runAttempt(workerId, input.workerIds),
         stopSignal: input.stopSignal,
         heartbeatIntervalMs: settings.heartbeatIntervalMs,
         progressIntervalMs: settings.progressIntervalMs,
