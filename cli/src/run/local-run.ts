@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { endOrphanedAttempts, type RunAttempt, type WorkerStats } from "@whilly/agent";
+import { endOrphanedAttempts, type WorkerStats } from "@whilly/agent";
 import {
   EXIT,
   PlanNotFound,
@@ -13,30 +13,13 @@ import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
 import { type Io, printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
+import type { PlanRunner } from "./plan-runner.js";
 import { clockTime, progressPrinter } from "./progress.js";
 import { localWorkerId, processAlive, type RecoverOptions, recoverOrphanedClaims } from "./recover.js";
 import { runSlots, type SlotsResult, slotWorkerIds } from "./slots.js";
-import {
-  type Integration,
-  type RunExtras,
-  type RunSummary,
-  renderSummary,
-  summarizeRun,
-  summaryJson,
-} from "./summary.js";
+import { type RunExtras, type RunSummary, renderSummary, summarizeRun, summaryJson } from "./summary.js";
 
-/** What runs the attempts of one plan: made once the plan is known (its workspaces need its id). */
-export type PlanRunner = {
-  /**
-   * The attempt runner of one claim slot, which claims as `workerId`; `slotIds` are every slot's ids
-   * (this one's included), whose kept worktrees are all on this machine.
-   */
-  runAttempt(workerId: string, slotIds: readonly string[]): RunAttempt;
-  /** Where a FAILED task's kept worktree is, when it has one. */
-  keptPath?(taskId: string): string | undefined;
-  /** After the last attempt: takes the plan's work to the user's branch, or says the command that does. */
-  finish?(): Promise<Integration | undefined>;
-};
+export type { PlanRunner } from "./plan-runner.js";
 
 /** Options of {@link runLocal}. Durations are ms. */
 export type LocalRunOptions = {

@@ -7,7 +7,7 @@ import {
   openWorkspaces,
 } from "@whilly/agent";
 import type { PlanRecord } from "@whilly/core";
-import type { PlanRunner } from "./local-run.js";
+import type { PlanRunner } from "./plan-runner.js";
 import type { Integration } from "./summary.js";
 
 /** Options of {@link claudeRunner}. Durations are ms. */

@@ -9,7 +9,7 @@ import {
 import { type AppSettings, createApp, inProcessAuth, type Store } from "@whilly/worker-api";
 import type { Io } from "../io.js";
 import type { CliSettings } from "../settings.js";
-import type { PlanRunner } from "./local-run.js";
+import type { PlanRunner } from "./plan-runner.js";
 import { retryWaitPrinter, waitWhileIdle } from "./waiting.js";
 
 /** Input of {@link runSlots}. Durations are ms. */
