@@ -87,6 +87,7 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
             signal: input.stopSignal,
             onRetryWait: waits.waiting,
             onLeftWaiting: waits.leftWaiting,
+            paused: () => gate.pausedUntil() !== undefined,
           });
         },
         onProgress: input.onProgress,

@@ -44,6 +44,8 @@ export type IdleWaitOptions = {
   readonly onRetryWait: (until: Date, taskIds: readonly string[]) => void;
   /** Called when `--no-wait` leaves retries waiting. */
   readonly onLeftWaiting: (until: Date, taskIds: readonly string[]) => void;
+  /** True while a provider limit pauses this process's claims: a task handed back for it is still work. */
+  readonly paused?: (() => boolean) | undefined;
   readonly now?: (() => number) | undefined;
 };
 
@@ -54,6 +56,8 @@ export type IdleWaitOptions = {
  */
 export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> {
   const now = options.now ?? Date.now;
+  // The loop waits the pause out (or, under --no-wait, stops) before it claims again.
+  if (options.paused?.() === true) return true;
   const verdict = idleVerdict(await options.store.listTasks(options.planId), options.selfId, now());
   if (verdict.kind === "done") return false;
   if (verdict.kind === "running") {
