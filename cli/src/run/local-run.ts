@@ -109,7 +109,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   } finally {
     io.interrupt?.removeEventListener("abort", onInterrupt);
   }
-  const integration = stop.signal.aborted ? undefined : await runner.finish?.();
+  const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
 
   const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration });
   io.out.write(
@@ -120,6 +120,22 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
     return EXIT.waiting;
   return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * Takes the plan's work to the user's branch; a git failure there is a warning, not the run's end: the
+ * summary still prints, and the work stays on the integration branch.
+ */
+async function finishQuietly(ctx: CliContext, runner: PlanRunner): Promise<Integration | undefined> {
+  try {
+    return await runner.finish?.();
+  } catch (error) {
+    printWarning(
+      ctx.io,
+      `could not take the work to your branch: ${error instanceof Error ? error.message : String(error)}; it stays on the integration branch (docs/worktrees.md)`,
+    );
+    return undefined;
+  }
 }
 
 /** The plan file's plan, checked against `--plan`; `undefined` for a stored plan. */
