@@ -17,7 +17,14 @@ import type { PlanRunner } from "./plan-runner.js";
 import { clockTime, progressPrinter } from "./progress.js";
 import { localWorkerId, processAlive, type RecoverOptions, recoverOrphanedClaims } from "./recover.js";
 import { runSlots, type SlotsResult, slotWorkerIds } from "./slots.js";
-import { type RunExtras, type RunSummary, renderSummary, summarizeRun, summaryJson } from "./summary.js";
+import {
+  type Integration,
+  type RunExtras,
+  type RunSummary,
+  renderSummary,
+  summarizeRun,
+  summaryJson,
+} from "./summary.js";
 
 export type { PlanRunner } from "./plan-runner.js";
 
