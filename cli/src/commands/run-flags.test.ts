@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -54,6 +55,20 @@ describe("whilly run's flags", () => {
     expect(result.code).toBe(0);
     expect(git("branch", "--list", "work/prepared").trim()).toBe("work/prepared");
     expect(git("ls-tree", "-r", "--name-only", "work/prepared")).not.toContain("setup-made.txt");
+  });
+
+  it("refuses a repository with no commit before it stores anything, with the hint to make one", async () => {
+    const repo = scratchDir("whilly-nocommit-");
+    execFileSync("git", ["init", "-q", repo]);
+    writePlanFile(join(repo, "tasks.json"), "early", [["E-1", "high"]]);
+    const result = await runCli(["run", "tasks.json"], {
+      cwd: repo,
+      env: fakeAgentEnv({ script: {}, log: join(repo, "log") }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("has no commit yet");
+    expect(result.err).toContain("hint: make a first commit: git commit --allow-empty -m init");
+    expect(existsSync(join(repo, ".whilly"))).toBe(false);
   });
 
   it("refuses a bad --concurrency and --verify-timeout, naming the flag", async () => {

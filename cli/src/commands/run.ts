@@ -11,7 +11,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
-import { claudeRunner } from "../run/runner.js";
+import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
 
 /** The most claim slots `--concurrency` takes: each runs an agent, a process group and a worktree. */
@@ -118,6 +118,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           hint: "run it in a git repository, or drop --branch",
         });
       }
+      if (inGit) await checkRepository(workspace.root, ctx.io.env);
       const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);

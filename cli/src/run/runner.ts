@@ -4,9 +4,10 @@ import {
   createClaudeAgent,
   createTaskAttempt,
   type FinishResult,
+  gitRunner,
   openWorkspaces,
 } from "@whilly/agent";
-import type { PlanRecord } from "@whilly/core";
+import { ConfigurationError, type PlanRecord } from "@whilly/core";
 import type { PlanRunner } from "./plan-runner.js";
 import type { Integration } from "./summary.js";
 
@@ -89,4 +90,20 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
 function integrationOf(result: FinishResult, branch: string): Integration {
   if (result.fastForwarded) return { branch, fastForwarded: true };
   return { branch, fastForwarded: false, command: result.command, why: result.why };
+}
+
+/**
+ * Refuses, before anything is stored, a repository where no worktree can start: one with no commit.
+ * @throws {ConfigurationError} with the hint to make a first commit.
+ */
+export async function checkRepository(
+  repoDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  const head = await gitRunner(env).run(repoDir, ["rev-parse", "--verify", "-q", "HEAD^{commit}"]);
+  if (head.code === 0) return;
+  throw new ConfigurationError(
+    `the git repository at ${repoDir} has no commit yet: each task's worktree starts from a commit`,
+    { hint: "make a first commit: git commit --allow-empty -m init" },
+  );
 }
