@@ -11,6 +11,12 @@ describe("idleVerdict", () => {
     const held = task("A", { status: "IN_PROGRESS", claimedBy: "w-2" });
     expect(idleVerdict([held], "w-1", NOW)).toEqual({ kind: "running" });
     expect(idleVerdict([held], "w-2", NOW)).toEqual({ kind: "done" });
+    // A retry due meanwhile is named, so the slot wakes for it rather than at the next poll.
+    const retry = task("B", { notBefore: new Date(NOW + 200) });
+    expect(idleVerdict([held, retry], "w-1", NOW)).toEqual({
+      kind: "running",
+      nextRetry: new Date(NOW + 200),
+    });
   });
 
   it("waits for the earliest retry still ahead, and not for one already due or a FAILED task", () => {

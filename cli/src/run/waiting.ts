@@ -5,8 +5,8 @@ import { clockTime } from "./progress.js";
 
 /** What an idle claim slot of `whilly run` found left to wait for. */
 export type IdleVerdict =
-  /** Another slot or process still runs a task: its end may make more ready. */
-  | { readonly kind: "running" }
+  /** Another slot or process still runs a task: its end may make more ready; a retry may be due sooner. */
+  | { readonly kind: "running"; readonly nextRetry?: Date | undefined }
   /** Only retries wait: the earliest may be claimed at `until`. */
   | { readonly kind: "retry"; readonly until: Date; readonly taskIds: readonly string[] }
   /** Nothing can become ready any more. */
@@ -21,13 +21,16 @@ export function idleVerdict(tasks: readonly TaskRecord[], selfId: string, now: n
   const running = tasks.some(
     (t) => (t.status === "CLAIMED" || t.status === "IN_PROGRESS") && t.claimedBy !== selfId,
   );
-  if (running) return { kind: "running" };
   const waiting = tasks.filter(
     (t) => t.status === "PENDING" && t.notBefore !== undefined && t.notBefore.getTime() > now,
   );
-  if (waiting.length === 0) return { kind: "done" };
-  const until = Math.min(...waiting.map((t) => t.notBefore?.getTime() ?? now));
-  return { kind: "retry", until: new Date(until), taskIds: waiting.map((t) => t.id) };
+  const until =
+    waiting.length === 0
+      ? undefined
+      : new Date(Math.min(...waiting.map((t) => t.notBefore?.getTime() ?? now)));
+  if (running) return until === undefined ? { kind: "running" } : { kind: "running", nextRetry: until };
+  if (until === undefined) return { kind: "done" };
+  return { kind: "retry", until, taskIds: waiting.map((t) => t.id) };
 }
 
 /** Options of {@link waitWhileIdle}. Durations are ms. */
@@ -61,7 +64,8 @@ export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> 
   const verdict = idleVerdict(await options.store.listTasks(options.planId), options.selfId, now());
   if (verdict.kind === "done") return false;
   if (verdict.kind === "running") {
-    await sleep(options.pollMs, options.signal);
+    const retryIn = verdict.nextRetry === undefined ? options.pollMs : verdict.nextRetry.getTime() - now();
+    await sleep(Math.max(Math.min(options.pollMs, retryIn), 50), options.signal);
     return !options.signal.aborted;
   }
   if (options.noWait) {
