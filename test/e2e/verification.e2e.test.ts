@@ -81,6 +81,8 @@ describe("whilly run decides DONE by its own checks", () => {
       reason: "verification_failed",
       retry: true,
     });
+    // Same worker, kept worktree: the retry continued there and resumed the agent's session.
+    expect(eventsOfTask(events, "B-1", "COMPLETE")[0]?.detail).toMatchObject({ reused: true, resumed: true });
     // The retry's prompt held what failed: the step and its output.
     const retried = agentRequests(fake, "B-1").find((r) => r.attempt === 2);
     expect(retried?.prompt).toContain("cat B1.txt && grep -q fixed B1.txt");
