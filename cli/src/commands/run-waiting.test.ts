@@ -65,6 +65,7 @@ describe("whilly run's waiting and slots", () => {
     const task = await withStore(repo, (store) => store.getTask("later", "L-1"));
     expect(task).toMatchObject({ status: "PENDING", attempts: 1 });
     expect(task?.notBefore?.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(result.out).toMatch(/^L-1 +PENDING +1\/2 .* retry not before \S+ \(after is_error\)$/m);
   });
 
   it("waits for a retry's backoff, says so, and runs the retry", async () => {

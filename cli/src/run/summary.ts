@@ -97,6 +97,8 @@ export function summarizeRun(
     let note = "";
     if (t.status === "FAILED") note = reasons.get(t.id) ?? "";
     else if (blockedBy) note = `blocked by ${blockedBy.join(", ")}`;
+    else if (t.status === "PENDING" && t.notBefore !== undefined && t.lastFailure !== undefined)
+      note = `retry not before ${t.notBefore.toISOString()} (after ${t.lastFailure.reason})`;
     const failed = t.status === "FAILED";
     return {
       id: t.id,
