@@ -63,9 +63,9 @@ describe("whilly run meets limits and hangs", () => {
 
   it("ends an agent that stalls, and every process it started, then fails the task as stalled", async () => {
     const repo = repoFrom(template);
-    // No runnable check: the agent's stall decides.
+    // No runnable check: the agent's stall decides. The stall timeout leaves room for a loaded machine's start-up.
     writePlan(repo, "stuck", [{ id: "F-1", test_steps: ["manual: look at it"] }]);
-    const result = await runPlan(repo, fake, ["--max-attempts", "1", "--stall-timeout", "3s"]);
+    const result = await runPlan(repo, fake, ["--max-attempts", "1", "--stall-timeout", "8s"]);
     expect(result.code).toBe(1);
     const { tasks, events } = await recordsOf(repo, "stuck");
     expect(tasks[0]).toMatchObject({ status: "FAILED", attempts: 1 });
