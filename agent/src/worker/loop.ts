@@ -36,7 +36,7 @@ export type WorkerLoopOptions = {
    * shows it is alive; none when undefined.
    */
   progressIntervalMs?: number | undefined;
-  /** Stop after this many tasks finished (done or failed); unbounded when undefined. */
+  /** Stop after this many attempts were reported (done, failed, or failed with a retry queued); unbounded when undefined. */
   maxTasks?: number | undefined;
   /**
    * `maxTasks` shared by the claim slots of one process: each claim takes a task from it first, and gives
@@ -182,14 +182,14 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.claimed++;
     emit({ kind: "claimed", task: claimed.task });
     current = claimed.task;
-    const finishedBefore = stats.completed + stats.failed;
+    const finishedBefore = reported(stats);
     try {
       await runOne(claimed.task, claimed.plan);
     } finally {
       current = undefined;
       progress = undefined;
       // A task handed back or lost did not use up a task of the budget.
-      if (stats.completed + stats.failed === finishedBefore) options.taskBudget?.giveBack();
+      if (reported(stats) === finishedBefore) options.taskBudget?.giveBack();
     }
     return true;
   }
@@ -204,7 +204,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
 
   function mayClaim(iterations: number): boolean {
     if (stopSignal.aborted) return false;
-    if (options.maxTasks !== undefined && stats.completed + stats.failed >= options.maxTasks) return false;
+    if (options.maxTasks !== undefined && reported(stats) >= options.maxTasks) return false;
     return options.maxIterations === undefined || iterations < options.maxIterations;
   }
 
@@ -398,6 +398,11 @@ function isRefusal(error: unknown): error is Error {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Attempts whose result the control plane took: done, failed, or failed with a retry queued. */
+function reported(stats: WorkerStats): number {
+  return stats.completed + stats.failed + stats.retried;
 }
 
 function definedOnly(progress: AttemptProgress): AttemptProgress {

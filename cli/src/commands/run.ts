@@ -80,7 +80,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         .option("max-tasks", {
           type: "string",
           describe:
-            "stop after this many tasks finished (exit 0 when they are all DONE; run again to continue)",
+            "stop after this many attempts finished, a failed one that will be retried included (exit 0 when they are all DONE; run again to continue)",
         })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {

@@ -202,13 +202,13 @@ function stoppedByMaxTasks(
   summary: RunSummary,
 ): boolean {
   if (maxTasks === undefined || stats === undefined) return false;
-  const ran = stats.completed + stats.failed;
+  const ran = stats.completed + stats.failed + stats.retried;
   if (ran < maxTasks) return false;
   const left = summary.tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
   ctx.io.err.write(
     `whilly run: stopped after ${ran} task(s) (--max-tasks ${maxTasks}); ${left} task(s) left; run again to continue\n`,
   );
-  return stats.failed === 0 && stats.lost === 0;
+  return stats.failed === 0 && stats.retried === 0 && stats.lost === 0;
 }
 
 function reportOrphans(ctx: CliContext, report: ReturnType<typeof endOrphanedAttempts>): void {
