@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeAnthropic } from "@whilly/fake-anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,6 +40,7 @@ beforeAll(async () => {
         // (Bash, as Write refuses a file the session has not read.)
         "C-1": { turns: [write("C1.txt", "c1\n"), bash("printf 'oops\\n' > lib.txt"), COMPLETE] },
         "H-1": { turns: [write("H1.txt", "h1\n"), COMPLETE] },
+        "K-1": { turns: [write("K1.txt", "k1\n"), COMPLETE] },
       },
     }),
   ]);
@@ -120,5 +121,20 @@ describe("whilly run decides DONE by its own checks", () => {
     expect(tasks[0]).toMatchObject({ status: "DONE", verification: "unverified" });
     expect(fileAt(repo, "main", "H1.txt")).toBe("h1\n");
     expect(existsSync(join(repo, "H1.txt"))).toBe(true);
+  }, 120_000);
+
+  it("leaves a working tree with changes alone and prints the one git command that takes the work", async () => {
+    const repo = repoFrom(template);
+    commitFiles(repo, { "notes.txt": "mine\n" });
+    writeFileSync(join(repo, "notes.txt"), "mine, edited\n");
+    writePlan(repo, "dirty", [{ id: "K-1", test_steps: ["grep -q k1 K1.txt"] }]);
+    const result = await runPlan(repo, fake);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(
+      /the work is on branch whilly\/dirty \(.*uncommitted changes\); take it with: git merge --ff-only whilly\/dirty\n/,
+    );
+    expect(fileAt(repo, "whilly/dirty", "K1.txt")).toBe("k1\n");
+    expect(fileAt(repo, "main", "K1.txt")).toBeUndefined();
+    expect(readFileSync(join(repo, "notes.txt"), "utf8")).toBe("mine, edited\n");
   }, 120_000);
 });
