@@ -90,7 +90,12 @@ function describeEvent(event: ProgressEvent): string {
       return `${event.task.id} running for ${Math.round(event.elapsedMs / 1000)} s, attempt ${event.task.attempts}`;
     case "finished": {
       const { task, attempt } = event;
-      const verdict = attempt.ok ? "DONE" : `FAILED (${attempt.reason ?? "failed"})`;
+      const why = attempt.reason ?? "failed";
+      const verdict = attempt.ok
+        ? "DONE"
+        : event.retry
+          ? `failed (${why}), to be retried`
+          : `FAILED (${why})`;
       const cost = displayUsd(attempt.costMicroUsd);
       return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s · ${cost}`;
     }
