@@ -34,6 +34,24 @@ const work = mkdtempSync(join(tmpdir(), "whilly-demo-"));
 const repo = join(work, "repo");
 mkdirSync(repo);
 await run("git", ["init", "-q"], { cwd: repo });
+// whilly runs each task in a worktree, which needs a first commit; the demo's own identity makes it.
+await run(
+  "git",
+  [
+    "-c",
+    "user.name=whilly demo",
+    "-c",
+    "user.email=demo@localhost",
+    "commit",
+    "-q",
+    "--allow-empty",
+    "-m",
+    "init",
+  ],
+  {
+    cwd: repo,
+  },
+);
 copyFileSync(plan, join(repo, "tasks.json"));
 
 const fake = await startFakeAnthropic({ scriptFile: script });

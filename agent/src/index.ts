@@ -1,12 +1,33 @@
 export * from "./cli/index.js";
 export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
-export { type AttemptReport, createTaskClient, type Fetch, type TaskClient } from "./client/task-client.js";
-export * from "./pipeline/index.js";
+export {
+  type AttemptReport,
+  createTaskClient,
+  type Fetch,
+  type HeartbeatTask,
+  type ReleasePause,
+  type TaskClient,
+} from "./client/task-client.js";
+// The runner exports its own previousFailureOf (the prompt's reading of the claim); both read the same.
+export {
+  createTaskAttempt,
+  decide,
+  mayReuse,
+  type ReportedFailure,
+  type TaskAttemptOptions,
+  type Verdict,
+} from "./pipeline/index.js";
 export * from "./runner/index.js";
 export * from "./verify/index.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
-export { runWorkerLoop, type WorkerLoopOptions } from "./worker/loop.js";
+export {
+  createTaskBudget,
+  runWorkerLoop,
+  type TaskBudget,
+  type WorkerLoopOptions,
+} from "./worker/loop.js";
+export { createPauseGate, type PauseGate, type PauseGateOptions } from "./worker/pause.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
 export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";
 export * from "./workspace/index.js";

@@ -188,7 +188,11 @@ describe("colour and JSON", () => {
       priority: "low",
       dependencies: ["DEMO-001", "DEMO-002"],
       attempts: 0,
+      max_attempts: 3,
       cost_usd: "0.000000",
+      not_before: null,
+      last_failure: null,
+      verification: null,
     });
     expect(show.blocked).toEqual([]);
     const list = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);

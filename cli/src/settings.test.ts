@@ -10,8 +10,30 @@ describe("CLI settings", () => {
       leaseMs: 900_000,
       heartbeatIntervalMs: 30_000,
       progressIntervalMs: 30_000,
+      retryBackoffMs: 30_000,
+      retryBackoffMaxMs: 600_000,
+      limitBackoffMs: 60_000,
+      limitBackoffMaxMs: 21_600_000,
       secrets: [],
     });
+  });
+
+  it("reads the retry and limit backoffs as durations with a unit, a bare number in seconds", () => {
+    const s = parseCliSettings({
+      WHILLY_RETRY_BACKOFF: "200ms",
+      WHILLY_RETRY_BACKOFF_MAX: "1",
+      WHILLY_LIMIT_BACKOFF: "2s",
+      WHILLY_LIMIT_BACKOFF_MAX: "1m",
+    });
+    expect(s).toMatchObject({
+      retryBackoffMs: 200,
+      retryBackoffMaxMs: 1000,
+      limitBackoffMs: 2000,
+      limitBackoffMaxMs: 60_000,
+    });
+    expect(() => parseCliSettings({ WHILLY_LIMIT_BACKOFF: "soon" })).toThrow(
+      /WHILLY_LIMIT_BACKOFF must be a duration like 90s/,
+    );
   });
 
   it("lists the environment's secrets: the database URL's password, variables named as secrets", () => {

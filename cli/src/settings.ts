@@ -1,7 +1,11 @@
 import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_LEASE_MS,
+  DEFAULT_LIMIT_BACKOFF_MAX_MS,
+  DEFAULT_LIMIT_BACKOFF_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
+  DEFAULT_RETRY_BACKOFF_MAX_MS,
+  DEFAULT_RETRY_BACKOFF_MS,
   MAX_LEASE_MS,
   readDuration,
   type SettingsProblem,
@@ -56,6 +60,20 @@ export type CliSettings = {
    */
   readonly progressIntervalMs: number;
   /**
+   * The pause before a failed task's first retry (ms), doubled per attempt up to
+   * {@link CliSettings.retryBackoffMaxMs}. From `WHILLY_RETRY_BACKOFF`, default 30 s.
+   */
+  readonly retryBackoffMs: number;
+  /** The longest pause before a retry (ms). From `WHILLY_RETRY_BACKOFF_MAX`, default 10 min. */
+  readonly retryBackoffMaxMs: number;
+  /**
+   * How long claims stop after a provider limit that named no reset time (ms), doubled per limit in a
+   * row. From `WHILLY_LIMIT_BACKOFF`, default 60 s.
+   */
+  readonly limitBackoffMs: number;
+  /** The longest pause after a provider limit (ms), reset time or not. From `WHILLY_LIMIT_BACKOFF_MAX`, default 6 h. */
+  readonly limitBackoffMaxMs: number;
+  /**
    * Values hidden in everything `whilly run` keeps or prints of an agent's output and of errors: the
    * environment's secrets ({@link secretValuesOf}: variables named KEY, TOKEN, SECRET or PASSWORD, URL
    * passwords such as the database URL's).
@@ -67,7 +85,9 @@ export type CliSettings = {
  * Validates the environment: `WHILLY_DATABASE_URL`, `WHILLY_WORKER_ID` (1 to 256 characters),
  * `WHILLY_VISIBILITY_TIMEOUT` (seconds, 0.001 up to the store's longest lease, a day) and
  * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease) and `WHILLY_PROGRESS_INTERVAL` (seconds
- * between "still running" lines of `whilly run`). Durations are read as the control
+ * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
+ * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
+ * a bare number is seconds). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -87,6 +107,13 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, MAX_LEASE_MS);
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
+  const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
+    readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
+  // A retry may come at once (0); a provider limit always pauses a little.
+  const retryBackoffMs = duration("WHILLY_RETRY_BACKOFF", DEFAULT_RETRY_BACKOFF_MS, 0);
+  const retryBackoffMaxMs = duration("WHILLY_RETRY_BACKOFF_MAX", DEFAULT_RETRY_BACKOFF_MAX_MS, 0);
+  const limitBackoffMs = duration("WHILLY_LIMIT_BACKOFF", DEFAULT_LIMIT_BACKOFF_MS);
+  const limitBackoffMaxMs = duration("WHILLY_LIMIT_BACKOFF_MAX", DEFAULT_LIMIT_BACKOFF_MAX_MS);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
     problems.push({
       message: `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
@@ -102,6 +129,10 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     leaseMs,
     heartbeatIntervalMs,
     progressIntervalMs,
+    retryBackoffMs,
+    retryBackoffMaxMs: Math.max(retryBackoffMaxMs, retryBackoffMs),
+    limitBackoffMs,
+    limitBackoffMaxMs: Math.max(limitBackoffMaxMs, limitBackoffMs),
     secrets: secretValuesOf(env),
   };
 }

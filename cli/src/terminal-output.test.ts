@@ -42,9 +42,11 @@ function setup() {
         priority: "high",
         description: "A task whose agent fails with a hostile message.",
         acceptance_criteria: ["done"],
-        test_steps: ["true"],
+        // No check whilly runs: the agent's (hostile) failure decides, on its one attempt.
+        test_steps: ["manual: look at it"],
       },
     ],
+    max_attempts: 1,
   };
   writeFileSync(join(repo, "tasks.json"), JSON.stringify(plan));
   const log = join(scratchDir("whilly-agent-"), "agent.log");

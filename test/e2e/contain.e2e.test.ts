@@ -21,9 +21,13 @@ import {
 // group; the sleep's pid goes to sleep.pid and the attempt's mark to mark.txt, so each test checks by pid
 // (and by an independent scan of /proc) that nothing the agent started outlives the attempt.
 const CLAUDE = join(ROOT, "node_modules", ".bin", "claude");
-/** Sleeps on the first attempt only (sleep.pid exists on the next), so a re-run finishes at once. */
+/**
+ * Sleeps on the first attempt only (sleep.pid exists on the next), so a re-run finishes at once. The
+ * agent works in a task's worktree: its files go to the repository's top (the parent of git's common
+ * directory), where the test finds them whichever worktree the attempt had.
+ */
 const SLEEPER =
-  "if [ -e sleep.pid ]; then exit 0; fi; echo $WHILLY_ATTEMPT_ID > mark.txt; sleep 30 & echo $! > sleep.pid; wait $!; echo late > late.txt";
+  'top="$(git rev-parse --git-common-dir)/.."; if [ -e "$top/sleep.pid" ]; then exit 0; fi; echo $WHILLY_ATTEMPT_ID > "$top/mark.txt"; sleep 30 & echo $! > "$top/sleep.pid"; wait $!; echo late > late.txt';
 
 let template: string;
 let fake: FakeAnthropic;

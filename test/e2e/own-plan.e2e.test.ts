@@ -11,6 +11,7 @@ import {
   runBin,
   scratchDir,
 } from "../support/cli.js";
+import { commitFiles } from "./attempts-support.js";
 
 // A newcomer's own plan, offline, as docs/fake-model.md tells it: the scripted model with
 // examples/any-plan.script.json (whose default story answers every task id) and `whilly run` on a plan
@@ -35,6 +36,10 @@ describe("whilly run on any plan with the example script's default story", () =>
   it("runs every task to DONE, each writing its file through Claude Code's own tool", async () => {
     const repo = makeRepo(template);
     copyFileSync(join(FIXTURES, "plans", PLAN), join(repo, PLAN));
+    // The plan's test steps are `npm test -- ...`, which whilly runs: a project whose tests pass.
+    commitFiles(repo, {
+      "package.json": '{ "name": "shop", "private": true, "scripts": { "test": "node -e 0" } }\n',
+    });
     const env = {
       ...fakeClaudeEnv({ baseUrl: fake.url, home: scratchDir("whilly-claude-home-") }),
       CLAUDE_BIN: CLAUDE,

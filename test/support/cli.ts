@@ -36,6 +36,9 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
   return { PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, ...extra };
 }
 
+/** A committer for tests' own commits, so no test depends on the machine's git configuration. */
+export const GIT_TEST_IDENTITY = ["-c", "user.name=whilly test", "-c", "user.email=test@localhost"] as const;
+
 /** Makes a scratch directory under the system temp directory; removed by {@link removeAll}. */
 export function scratchDir(prefix = "whilly-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -50,13 +53,15 @@ export function removeAll(): void {
 }
 
 /**
- * A fresh git repository (`git init`) in a scratch directory, with the embedded store copied from
- * `template` when given (see {@link makeStoreTemplate}), so no test waits for PGlite's initdb.
+ * A fresh git repository (`git init` and an empty first commit, as `whilly run` needs for its
+ * worktrees) in a scratch directory, with the embedded store copied from `template` when given (see
+ * {@link makeStoreTemplate}), so no test waits for PGlite's initdb.
  * @returns the repository path.
  */
 export function makeRepo(template?: string): string {
   const repo = scratchDir("whilly-repo-");
-  execFileSync("git", ["init", "-q", repo]);
+  execFileSync("git", ["init", "-q", "-b", "main", repo]);
+  execFileSync("git", [...GIT_TEST_IDENTITY, "commit", "-q", "--allow-empty", "-m", "init"], { cwd: repo });
   if (template !== undefined) {
     mkdirSync(join(repo, ".whilly"), { recursive: true });
     execFileSync("cp", ["-r", template, join(repo, ".whilly", "pgdata")]);
@@ -216,11 +221,22 @@ export async function waitFor<T>(what: string, check: () => T | undefined, timeo
 /** A task of a plan written by {@link writePlanFile}: id, priority, dependencies. */
 export type TaskLine = [id: string, priority: string, dependencies?: string[]];
 
-/** Writes a plan file whose tasks all pass the decision gate. */
-export function writePlanFile(file: string, planId: string, tasks: readonly TaskLine[]): void {
+/**
+ * Writes a plan file whose tasks all pass the decision gate. By default each task gets one attempt
+ * (`max_attempts: 1`) and a `manual:` test step, so whilly runs no check and the (fake) agent's word
+ * decides, as the tests of reports, faults and the queue need; tests of checks and retries give
+ * `testSteps` (e.g. `["true"]`, a check that passes) and `maxAttempts`.
+ */
+export function writePlanFile(
+  file: string,
+  planId: string,
+  tasks: readonly TaskLine[],
+  options: { testSteps?: readonly string[] | undefined; maxAttempts?: number | undefined } = {},
+): void {
   const plan = {
     project: `Project ${planId}`,
     plan_id: planId,
+    max_attempts: options.maxAttempts ?? 1,
     tasks: tasks.map(([id, priority, dependencies = []]) => ({
       id,
       status: "pending",
@@ -228,7 +244,7 @@ export function writePlanFile(file: string, planId: string, tasks: readonly Task
       description: `Do the work of ${id} carefully.`,
       dependencies,
       acceptance_criteria: [`${id} is done`],
-      test_steps: ["true"],
+      test_steps: options.testSteps ?? ["manual: check the result"],
     })),
   };
   writeFileSync(file, JSON.stringify(plan, null, 2));

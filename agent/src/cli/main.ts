@@ -5,6 +5,7 @@ import { checkAgentBin } from "../runner/agent-bin.js";
 import { createClaudeAttempt } from "../runner/attempt.js";
 import { endOrphanedAttempts } from "../runner/attempt-record.js";
 import { runWorkerLoop } from "../worker/loop.js";
+import { createPauseGate } from "../worker/pause.js";
 import { sleep, withRetry } from "../worker/retry.js";
 import type { ProgressEvent, RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
@@ -115,6 +116,10 @@ export async function workerMain(
       progressIntervalMs: settings.progressIntervalMs,
       maxTasks: settings.once ? 1 : undefined,
       maxIterations: settings.maxIterations,
+      pause: createPauseGate({
+        backoffMs: settings.limitBackoffMs,
+        backoffMaxMs: settings.limitBackoffMaxMs,
+      }),
       onIdle: async () => {
         progress.onIdlePoll();
         const early = MIN_IDLE_POLL_MS - timed.sinceLastClaimMs();

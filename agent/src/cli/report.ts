@@ -1,4 +1,5 @@
 import {
+  type AttemptProgress,
   describeSystemError,
   describeUnexpected,
   displayUsd,
@@ -43,7 +44,9 @@ export function progressReporter(io: WorkerIo) {
     count(tally, event);
     if (event.kind === "claimed") inHand = { id: event.task.id, agentRunning: false };
     else if (event.kind === "started") inHand = { id: event.task.id, agentRunning: true };
-    else if (event.kind !== "running" && "task" in event) inHand = undefined;
+    else if (event.kind !== "running" && event.kind !== "activity" && "task" in event) inHand = undefined;
+    // Activity comes about once a second; the heartbeat carries it to the control plane.
+    if (event.kind === "activity") return;
     io.err.write(`whilly-worker: ${describeEvent(event)}\n`);
   };
   const onIdlePoll = () => {
@@ -70,7 +73,7 @@ function count(tally: WorkerTally, event: ProgressEvent): void {
   } else if (event.kind === "finished") {
     if (event.attempt.ok) tally.completed++;
     else tally.failed++;
-  } else if (event.kind === "released") {
+  } else if (event.kind === "released" && event.reason === "shutdown") {
     tally.releasedOnShutdown++;
   } else if (event.kind === "lost") {
     tally.lost++;
@@ -87,12 +90,21 @@ function describeEvent(event: ProgressEvent): string {
       return `${event.task.id} running for ${Math.round(event.elapsedMs / 1000)} s, attempt ${event.task.attempts}`;
     case "finished": {
       const { task, attempt } = event;
-      const verdict = attempt.ok ? "DONE" : `FAILED (${attempt.reason ?? "failed"})`;
+      const why = attempt.reason ?? "failed";
+      const verdict = attempt.ok
+        ? "DONE"
+        : event.retry
+          ? `failed (${why}), to be retried`
+          : `FAILED (${why})`;
       const cost = displayUsd(attempt.costMicroUsd);
       return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s · ${cost}`;
     }
     case "released":
       return `${event.task.id} released (${event.reason})`;
+    case "activity":
+      return `${event.task.id} ${describeProgress(event.progress)}`;
+    case "paused":
+      return `${event.task.id}: provider limit (${event.message}); not claiming until ${event.until.toISOString()}`;
     case "lost":
       return event.beforeStart
         ? `${event.task.id}: lease lost before the agent started (${event.error.message})`
@@ -104,6 +116,15 @@ function describeEvent(event: ProgressEvent): string {
     case "heartbeat_failed":
       return `heartbeat failed: ${event.error.message}`;
   }
+}
+
+function describeProgress(progress: AttemptProgress): string {
+  const parts = [
+    progress.phase,
+    progress.turns === undefined ? undefined : `turn ${progress.turns}`,
+    progress.last_tool,
+  ];
+  return parts.filter((p) => p !== undefined).join(" · ");
 }
 
 /** The closing stats line (whilly 4.x's format, plus `lost`). */

@@ -201,6 +201,15 @@ describe("parseWorkerSettings", () => {
     );
   });
 
+  it("reads the limit backoff as durations, 60 s and 6 h by default, and refuses what is not one", () => {
+    expect(parse(required, {})).toMatchObject({ limitBackoffMs: 60_000, limitBackoffMaxMs: 21_600_000 });
+    const env = { WHILLY_LIMIT_BACKOFF: "500ms", WHILLY_LIMIT_BACKOFF_MAX: "2" };
+    expect(parse(required, env)).toMatchObject({ limitBackoffMs: 500, limitBackoffMaxMs: 2000 });
+    expect(problem(required, { WHILLY_LIMIT_BACKOFF: "soon" }).message).toMatch(
+      /^WHILLY_LIMIT_BACKOFF must be a duration like 90s, 30m or 1h/,
+    );
+  });
+
   it.each(["0", "-1", "1.5", "0x10", "1e3", "07", "1000000000"])(
     "refuses --max-iterations %j, naming the range",
     (value) => {

@@ -3,6 +3,8 @@ import {
   ConfigurationError,
   checkControlUrl,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_LIMIT_BACKOFF_MAX_MS,
+  DEFAULT_LIMIT_BACKOFF_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
   DEFAULT_TASK_TIMEOUT,
   secretValuesOf,
@@ -56,6 +58,13 @@ export type WorkerSettings = {
    * `undefined` retries for ever, so a control-plane restart never ends a long-running worker.
    */
   readonly retryBudgetMs: number | undefined;
+  /**
+   * After a provider limit that named no reset time, the worker claims nothing for this long (ms),
+   * doubled per limit in a row. From `WHILLY_LIMIT_BACKOFF`, default 60 s.
+   */
+  readonly limitBackoffMs: number;
+  /** The longest such pause, reset time or not (ms). From `WHILLY_LIMIT_BACKOFF_MAX`, default 6 h. */
+  readonly limitBackoffMaxMs: number;
   readonly claude: ClaudeSettings;
   /** The agent's environment: the worker's, without the worker's own credentials. */
   readonly agentEnv: Readonly<Record<string, string | undefined>>;
@@ -149,6 +158,7 @@ export function parseWorkerSettings(
     stateDir: raw.stateDir === undefined ? defaultStateDir(env, workdir) : resolve(cwd, raw.stateDir),
     taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
+    ...limitBackoff(env),
     claude: parseClaudeSettings(env),
     agentEnv: withoutSecrets(env),
     secrets: [token, ...secretValuesOf(env)],
@@ -241,6 +251,20 @@ function resolveWorkerId(
 function heartbeatMs(value: string | undefined): number {
   if (value === undefined) return DEFAULT_HEARTBEAT_INTERVAL_MS;
   return durationSetting(value, "--heartbeat-interval (WHILLY_HEARTBEAT_INTERVAL)", { unitMs: 1000 });
+}
+
+/** `WHILLY_LIMIT_BACKOFF` and `WHILLY_LIMIT_BACKOFF_MAX`: `90s`, `10m`, or a bare number of seconds. */
+function limitBackoff(env: Readonly<Record<string, string | undefined>>) {
+  const read = (name: string, fallbackMs: number) => {
+    const text = env[name]?.trim();
+    return text ? durationSetting(text, name, { unitMs: 1000, units: true }) : fallbackMs;
+  };
+  const limitBackoffMs = read("WHILLY_LIMIT_BACKOFF", DEFAULT_LIMIT_BACKOFF_MS);
+  const limitBackoffMaxMs = Math.max(
+    read("WHILLY_LIMIT_BACKOFF_MAX", DEFAULT_LIMIT_BACKOFF_MAX_MS),
+    limitBackoffMs,
+  );
+  return { limitBackoffMs, limitBackoffMaxMs };
 }
 
 function progressMs(value: string | undefined): number {

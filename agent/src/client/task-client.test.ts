@@ -1,6 +1,10 @@
 import {
+  completeRequestSchema,
   Forbidden,
+  failRequestSchema,
+  heartbeatRequestSchema,
   NotOwner,
+  releaseRequestSchema,
   type TaskPayload,
   TransportError,
   Unauthorized,
@@ -45,6 +49,37 @@ describe("task client", () => {
     expect(JSON.parse(String(seen[0]?.init.body))).toEqual({ worker_id: "w1", plan_id: "p 1", version: 3 });
     const headers = (seen[0]?.init.headers ?? {}) as Record<string, string>;
     expect(headers.authorization).toBe("Bearer tok");
+  });
+
+  it("sends verification, failure, a release's pause and heartbeat progress as the protocol's schemas take them", async () => {
+    const { fetch, seen } = replying(200, { task: { ...task, status: "DONE", version: 4 } });
+    const client = createTaskClient({ baseUrl: "http://cp/", fetch, workerId: "w1" });
+    await client.complete(task, { costUsd: "0.1", detail: {}, verification: "unverified" });
+    const failure = { reason: "verification_failed", step: "npm test", exit_code: 1, session_id: undefined };
+    await client.fail(task, "verification_failed", { costUsd: "0.1", detail: {}, failure });
+    const until = new Date("2026-12-01T20:00:00.000Z");
+    await client.release(task, "rate_limited", { until, message: "x".repeat(3000) });
+    const { fetch: beatFetch, seen: beats } = replying(200, { ok: true });
+    const beating = createTaskClient({ baseUrl: "http://cp/", fetch: beatFetch, workerId: "w1" });
+    await beating.heartbeat([
+      { task, progress: { turns: 2.5, last_tool: "T".repeat(300), phase: "agent" } },
+      { task: { ...task, id: "T-2" } },
+    ]);
+    const [complete, fail, release] = seen.map((s) => JSON.parse(String(s.init.body)));
+    expect(completeRequestSchema.parse(complete)).toMatchObject({ verification: "unverified" });
+    expect(failRequestSchema.parse(fail).failure).toEqual({
+      reason: "verification_failed",
+      step: "npm test",
+      exit_code: 1,
+    });
+    const released = releaseRequestSchema.parse(release);
+    expect(released.paused_until).toBe("2026-12-01T20:00:00.000Z");
+    expect(released.pause_message).toHaveLength(2048);
+    const beat = heartbeatRequestSchema.parse(JSON.parse(String(beats[0]?.init.body)));
+    expect(beat.tasks).toEqual([
+      { plan_id: "p 1", task_id: "T/1", progress: { last_tool: "T".repeat(256), phase: "agent" } },
+      { plan_id: "p 1", task_id: "T-2" },
+    ]);
   });
 
   it("sends the report's idempotency key with complete and fail, and no field without one", async () => {

@@ -1,4 +1,6 @@
 import {
+  type AttemptFailure,
+  type AttemptProgress,
   type ClaimResponse,
   claimResponseSchema,
   type ErrorEnvelope,
@@ -14,6 +16,7 @@ import {
   TransportError,
   taskResponseSchema,
   Unauthorized,
+  type Verification,
   VersionConflict,
   type WhillyError,
 } from "@whilly/core";
@@ -37,6 +40,24 @@ export type AttemptReport = {
   detail: JsonObject;
   /** Names the attempt, so the control plane counts its cost once however often it is reported. */
   idempotencyKey?: string | undefined;
+  /** A completion: `passed` (whilly's checks ran and passed) or `unverified` (none could run). */
+  verification?: Verification | undefined;
+  /** A failure: what the next attempt is told; the control plane adds `attempt` and `worker_id`. */
+  failure?: Omit<AttemptFailure, "attempt" | "worker_id"> | undefined;
+};
+
+/** A task whose lease a heartbeat renews, with what its attempt last did (for dashboards). */
+export type HeartbeatTask = {
+  readonly task: TaskPayload;
+  readonly progress?: AttemptProgress | undefined;
+};
+
+/** A release's pause: a worker handing a task back on a provider limit stops claiming until then. */
+export type ReleasePause = {
+  /** When the worker claims again. */
+  readonly until: Date;
+  /** The provider's words, for the `worker.paused` event. */
+  readonly message: string;
 };
 
 /**
@@ -56,9 +77,10 @@ export type TaskClient = {
   start(task: TaskPayload): Promise<TaskPayload>;
   complete(task: TaskPayload, report: AttemptReport): Promise<TaskPayload>;
   fail(task: TaskPayload, reason: string, report: AttemptReport): Promise<TaskPayload>;
-  release(task: TaskPayload, reason: string): Promise<TaskPayload>;
-  /** Renews the leases of `running` (every lease the worker holds when omitted). */
-  heartbeat(running?: readonly TaskPayload[]): Promise<HeartbeatResponse>;
+  /** Hands `task` back; with `pause` (reason `rate_limited`) the control plane records `worker.paused`. */
+  release(task: TaskPayload, reason: string, pause?: ReleasePause): Promise<TaskPayload>;
+  /** Renews the leases of `running`, sending their progress (every lease the worker holds when omitted). */
+  heartbeat(running?: readonly HeartbeatTask[]): Promise<HeartbeatResponse>;
 };
 
 /**
@@ -134,7 +156,13 @@ export function createTaskClient(options: {
       return required(reply, "start").task;
     },
     async complete(task, report) {
-      const body = { ...fence(task), cost_usd: report.costUsd, detail: report.detail, ...keyOf(report) };
+      const body = {
+        ...fence(task),
+        cost_usd: report.costUsd,
+        detail: report.detail,
+        ...keyOf(report),
+        ...(report.verification === undefined ? {} : { verification: report.verification }),
+      };
       return required(await post(taskPath(task, "complete"), body, taskResponseSchema), "complete").task;
     },
     async fail(task, reason, report) {
@@ -144,16 +172,28 @@ export function createTaskClient(options: {
         cost_usd: report.costUsd,
         detail: report.detail,
         ...keyOf(report),
+        ...(report.failure === undefined ? {} : { failure: jsonOnly(report.failure) }),
       };
       return required(await post(taskPath(task, "fail"), body, taskResponseSchema), "fail").task;
     },
-    async release(task, reason) {
-      const body = { ...fence(task), reason };
+    async release(task, reason, pause) {
+      const body =
+        pause === undefined
+          ? { ...fence(task), reason }
+          : {
+              ...fence(task),
+              reason,
+              paused_until: pause.until.toISOString(),
+              pause_message: pause.message.slice(0, MAX_PAUSE_MESSAGE),
+            };
       return required(await post(taskPath(task, "release"), body, taskResponseSchema), "release").task;
     },
     async heartbeat(running) {
       const path = `/workers/${encodeURIComponent(workerId)}/heartbeat`;
-      const tasks = running?.map((t) => ({ plan_id: t.plan_id, task_id: t.id }));
+      const tasks = running?.map(({ task, progress }) => {
+        const sent = progress === undefined ? undefined : wireProgress(progress);
+        return { plan_id: task.plan_id, task_id: task.id, ...(sent ? { progress: sent } : {}) };
+      });
       const body = tasks === undefined ? { worker_id: workerId } : { worker_id: workerId, tasks };
       return required(await post(path, body, heartbeatResponseSchema), "heartbeat");
     },
@@ -186,4 +226,27 @@ function conflictFrom(e: ErrorEnvelope, request: FencedBody): WhillyError {
 /** The body field carrying the report's idempotency key, when it has one. */
 function keyOf(report: AttemptReport): { idempotency_key?: string } {
   return report.idempotencyKey === undefined ? {} : { idempotency_key: report.idempotencyKey };
+}
+
+/** The longest `pause_message` the protocol accepts. */
+const MAX_PAUSE_MESSAGE = 2048;
+
+/**
+ * Progress as the heartbeat's strict schema takes it: a whole turn count, a tool name of at most 256
+ * characters and a phase of at most 64, so an odd value from the agent never makes a beat (and the
+ * lease renewal it carries) refused.
+ */
+function wireProgress(progress: AttemptProgress): JsonObject | undefined {
+  const out: JsonObject = {};
+  const turns = progress.turns;
+  if (turns !== undefined && Number.isSafeInteger(turns) && turns >= 0)
+    out.turns = Math.min(turns, 2 ** 31 - 1);
+  if (progress.last_tool) out.last_tool = progress.last_tool.slice(0, 256);
+  if (progress.phase) out.phase = progress.phase.slice(0, 64);
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** A value as JSON carries it: `undefined` fields dropped. */
+function jsonOnly(value: object): JsonObject {
+  return JSON.parse(JSON.stringify(value)) as JsonObject;
 }

@@ -9,7 +9,8 @@ import {
 } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import type { TaskClient } from "../client/task-client.js";
-import { runWorkerLoop, type WorkerLoopOptions } from "./loop.js";
+import { createTaskBudget, runWorkerLoop, type WorkerLoopOptions } from "./loop.js";
+import { createPauseGate } from "./pause.js";
 import type { AgentAttempt, ProgressEvent, RunAttempt } from "./types.js";
 
 const claimedTask: TaskPayload = {
@@ -40,6 +41,8 @@ type Call = { method: string; version?: number; reason?: string };
 function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
   const calls: Call[] = [];
   const reportKeys: (string | undefined)[] = [];
+  // What each report and release carried besides the fence.
+  const bodies: { method: string; body: unknown }[] = [];
   const next = (method: keyof TaskClient): unknown => {
     const steps = script[method] ?? [];
     const used = calls.filter((c) => c.method === method).length - 1;
@@ -64,16 +67,24 @@ function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
     start: (task) => reply("start", { version: task.version }),
     complete: (task, report) => {
       reportKeys.push(report.idempotencyKey);
+      bodies.push({ method: "complete", body: report });
       return reply("complete", { version: task.version });
     },
-    fail: (task, reason) => reply("fail", { version: task.version, reason }),
-    release: (task, reason) => reply("release", { version: task.version, reason }),
+    fail: (task, reason, report) => {
+      bodies.push({ method: "fail", body: report });
+      return reply("fail", { version: task.version, reason });
+    },
+    release: (task, reason, pause) => {
+      bodies.push({ method: "release", body: pause });
+      return reply("release", { version: task.version, reason });
+    },
     heartbeat: () => reply<HeartbeatResponse>("heartbeat"),
   };
   return {
     client,
     calls,
     reportKeys,
+    bodies,
     count: (method: string) => calls.filter((c) => c.method === method).length,
   };
 }
@@ -133,7 +144,7 @@ describe("runWorkerLoop", () => {
       heartbeat: [{ ok: true }],
     });
     client.heartbeat = async (running) => {
-      beats.push(running?.map((t) => `${t.plan_id}/${t.id}`));
+      beats.push(running?.map(({ task: t }) => `${t.plan_id}/${t.id}`));
       return { ok: true };
     };
     let release: () => void = () => {};
@@ -348,5 +359,160 @@ describe("runWorkerLoop", () => {
     const { options } = loopOptions(client, { maxTasks: undefined, maxIterations: 3 });
     expect(await runWorkerLoop(options)).toMatchObject({ idlePolls: 3 });
     expect(count("claim")).toBe(3);
+  });
+});
+
+describe("runWorkerLoop with verification, retries and limits", () => {
+  const failed: AgentAttempt = {
+    ok: false,
+    reason: "verification_failed",
+    costMicroUsd: 5,
+    aborted: false,
+    detail: {},
+    failure: { reason: "verification_failed", step: "npm test", exit_code: 1, output_tail: "1 failing" },
+  };
+  const limited = (until: Date | undefined): AgentAttempt => ({
+    ok: false,
+    reason: "rate_limited",
+    costMicroUsd: 0,
+    aborted: false,
+    detail: {},
+    limited: { message: "Request rejected (429)", until },
+  });
+
+  it("sends the attempt's verification with a completion and its failure with a fail", async () => {
+    const { client, bodies } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      fail: [{ ...inProgress, status: "FAILED", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    const results = [{ ...ok, verification: "unverified" as const }, failed];
+    const { options } = loopOptions(client, { runAttempt: async () => results.shift() ?? ok, maxTasks: 2 });
+    expect(await runWorkerLoop(options)).toMatchObject({ completed: 1, failed: 1 });
+    expect(bodies[0]).toMatchObject({ method: "complete", body: { verification: "unverified" } });
+    expect(bodies[0]?.body).not.toHaveProperty("failure", expect.anything());
+    expect(bodies[1]).toMatchObject({ method: "fail", body: { failure: failed.failure } });
+  });
+
+  it("counts a retried fail as taken when the 409 shows the task back PENDING at the next version (a retry)", async () => {
+    const { client, count } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      fail: [new TransportError("socket hang up", undefined), new VersionConflict("T-1", 2, 3, "PENDING")],
+      heartbeat: [{ ok: true }],
+    });
+    const { options, events } = loopOptions(client, { runAttempt: async () => failed, maxIterations: 1 });
+    expect(await runWorkerLoop(options)).toMatchObject({ failed: 0, retried: 1, lost: 0 });
+    expect(count("fail")).toBe(2);
+    expect(events.find((e) => e.kind === "finished")).toMatchObject({ retry: true });
+  });
+
+  it("sends the attempt's activity with the heartbeat and as activity events, merged over earlier ones", async () => {
+    const beats: unknown[] = [];
+    const { client } = scriptedClient({
+      claim: [{ task: inProgress, plan: null }],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+    });
+    client.heartbeat = async (running) => {
+      beats.push(running?.map((r) => r.progress));
+      return { ok: true };
+    };
+    const { options, events } = loopOptions(client, {
+      heartbeatIntervalMs: 5,
+      runAttempt: async ({ onActivity }) => {
+        onActivity?.({ phase: "agent" });
+        onActivity?.({ turns: 3, last_tool: "Edit" });
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return ok;
+      },
+    });
+    await runWorkerLoop(options);
+    expect(events.filter((e) => e.kind === "activity").map((e) => e.progress)).toEqual([
+      { phase: "agent" },
+      { phase: "agent", turns: 3, last_tool: "Edit" },
+    ]);
+    expect(beats).toContainEqual([{ phase: "agent", turns: 3, last_tool: "Edit" }]);
+  });
+
+  it("hands a limited attempt back (rate_limited, with the pause) and claims nothing until the reset time", async () => {
+    const { client, calls, bodies } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [{ ...inProgress, status: "PENDING", version: 3, attempts: 0 }],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    const resetAt = new Date(Date.now() + 60);
+    const results = [limited(resetAt), ok];
+    let claimedAgainAt = 0;
+    const { options, events } = loopOptions(client, {
+      runAttempt: async () => {
+        if (results.length === 1) claimedAgainAt = Date.now();
+        return results.shift() ?? ok;
+      },
+    });
+    const stats = await runWorkerLoop(options);
+    expect(stats).toMatchObject({ completed: 1, released: 1, limited: 1 });
+    expect(calls.find((c) => c.method === "release")).toMatchObject({ reason: "rate_limited" });
+    expect(bodies.find((b) => b.method === "release")?.body).toEqual({
+      until: resetAt,
+      message: "Request rejected (429)",
+    });
+    expect(events.find((e) => e.kind === "paused")).toMatchObject({
+      task: { id: "T-1" },
+      until: resetAt,
+      message: "Request rejected (429)",
+    });
+    expect(claimedAgainAt).toBeGreaterThanOrEqual(resetAt.getTime());
+  });
+
+  it("shares one pause between loops: a limit met by one stops the other's claims, and `stop` ends them", async () => {
+    const gate = createPauseGate({ backoffMs: 60_000, backoffMaxMs: 120_000 });
+    const first = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [{ ...inProgress, status: "PENDING", version: 3, attempts: 0 }],
+      heartbeat: [{ ok: true }],
+    });
+    const a = loopOptions(first.client, {
+      runAttempt: async () => limited(undefined),
+      pause: gate,
+      whenPaused: "stop",
+      maxTasks: undefined,
+    });
+    expect(await runWorkerLoop(a.options)).toMatchObject({ claimed: 1, limited: 1 });
+    const paused = a.events.find((e) => e.kind === "paused");
+    // No reset time named: the first backoff.
+    expect(paused?.kind === "paused" && paused.until.getTime() - Date.now()).toBeGreaterThan(50_000);
+    const second = scriptedClient({ claim: [claimReply], heartbeat: [{ ok: true }] });
+    const b = loopOptions(second.client, { pause: gate, whenPaused: "stop" });
+    expect(await runWorkerLoop(b.options)).toMatchObject({ claimed: 0 });
+    expect(second.count("claim")).toBe(0);
+  });
+});
+
+describe("runWorkerLoop's shared task budget", () => {
+  it("lets loops sharing a budget of one finish one task between them, giving back what found nothing", async () => {
+    const budget = createTaskBudget(1);
+    const idle = scriptedClient({ claim: [undefined], heartbeat: [{ ok: true }] });
+    const busy = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      complete: [{ ...inProgress, status: "DONE", version: 3 }],
+      heartbeat: [{ ok: true }],
+    });
+    let idleCalls = 0;
+    const first = loopOptions(idle.client, {
+      taskBudget: budget,
+      maxTasks: undefined,
+      onIdle: async () => ++idleCalls < 3,
+    });
+    expect(await runWorkerLoop(first.options)).toMatchObject({ idlePolls: 3 });
+    const second = loopOptions(busy.client, { taskBudget: budget, maxTasks: undefined });
+    expect(await runWorkerLoop(second.options)).toMatchObject({ completed: 1 });
+    expect(budget.take()).toBe(false);
+    expect(busy.count("claim")).toBe(1);
   });
 });

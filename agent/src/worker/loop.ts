@@ -2,19 +2,24 @@ import { randomUUID } from "node:crypto";
 import {
   AGENT_UNAVAILABLE_REASON,
   AgentUnavailable,
+  type AttemptProgress,
   type ClaimResponse,
+  DEFAULT_LIMIT_BACKOFF_MAX_MS,
+  DEFAULT_LIMIT_BACKOFF_MS,
   Forbidden,
   formatUsd,
   NotOwner,
   type PlanPayload,
+  RATE_LIMITED_REASON,
   TaskNotFound,
   type TaskPayload,
   type TaskStatus,
   Unauthorized,
   VersionConflict,
 } from "@whilly/core";
-import type { TaskClient } from "../client/task-client.js";
+import type { AttemptReport, ReleasePause, TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
+import { createPauseGate, type PauseGate } from "./pause.js";
 import { type Backoff, withRetry } from "./retry.js";
 import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
 
@@ -31,8 +36,13 @@ export type WorkerLoopOptions = {
    * shows it is alive; none when undefined.
    */
   progressIntervalMs?: number | undefined;
-  /** Stop after this many tasks finished (done or failed); unbounded when undefined. */
+  /** Stop after this many attempts were reported (done, failed, or failed with a retry queued); unbounded when undefined. */
   maxTasks?: number | undefined;
+  /**
+   * `maxTasks` shared by the claim slots of one process: each claim takes a task from it first, and gives
+   * it back when the claim found nothing or its task was handed back or lost. No claim once it is empty.
+   */
+  taskBudget?: TaskBudget | undefined;
   /** Stop after this many claim requests, idle polls included; unbounded when undefined. */
   maxIterations?: number | undefined;
   /**
@@ -47,8 +57,36 @@ export type WorkerLoopOptions = {
    * (ms); retried for ever when undefined.
    */
   retryBudgetMs?: number | undefined;
+  /**
+   * Where a provider limit stops claims: give every slot of a process the same gate. Default: a gate of
+   * this loop's own with the default limit backoff (60 s doubling, at most 6 h).
+   */
+  pause?: PauseGate | undefined;
+  /**
+   * While paused, `wait` (the default) waits the pause out before claiming; `stop` ends the loop instead
+   * (`whilly run --no-wait`): the caller tells from the gate that work was left waiting.
+   */
+  whenPaused?: "wait" | "stop" | undefined;
   now?: () => number;
 };
+
+/** A count of tasks left to run, shared by claim slots; see {@link WorkerLoopOptions.taskBudget}. */
+export type TaskBudget = { take(): boolean; giveBack(): void };
+
+/** A {@link TaskBudget} of `tasks` tasks. */
+export function createTaskBudget(tasks: number): TaskBudget {
+  let left = tasks;
+  return {
+    take() {
+      if (left <= 0) return false;
+      left--;
+      return true;
+    },
+    giveBack() {
+      left++;
+    },
+  };
+}
 
 /**
  * The worker's claim loop: claim a ready task, mark it started, run the agent, report the result, repeat.
@@ -61,7 +99,9 @@ export type WorkerLoopOptions = {
  * Any other 409 means the lease was lost meanwhile: the result is dropped and counted as `lost`.
  * A heartbeat refused with 401/403 stops the loop as the credentials are no longer accepted.
  * An agent that cannot run here (not logged in, not installed) hands its task back with the refunding
- * reason `agent_unavailable` and stops the loop.
+ * reason `agent_unavailable` and stops the loop. An agent that met a provider limit hands its task back
+ * with `rate_limited` (refunded, with the pause's end) and the loop claims nothing before the pause ends.
+ * A failed attempt with attempts left goes back to `PENDING` (a retry, decided by the control plane).
  * @returns counters for the run.
  * @throws {AgentUnavailable} when the agent cannot run on this machine; its task was handed back.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
@@ -72,7 +112,19 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   const { client } = options;
   const now = options.now ?? Date.now;
   const emit = options.onProgress ?? (() => {});
-  const stats: WorkerStats = { claimed: 0, completed: 0, failed: 0, released: 0, lost: 0, idlePolls: 0 };
+  const stats: WorkerStats = {
+    claimed: 0,
+    completed: 0,
+    failed: 0,
+    retried: 0,
+    released: 0,
+    limited: 0,
+    lost: 0,
+    idlePolls: 0,
+  };
+  const gate =
+    options.pause ??
+    createPauseGate({ backoffMs: DEFAULT_LIMIT_BACKOFF_MS, backoffMaxMs: DEFAULT_LIMIT_BACKOFF_MAX_MS, now });
   // A refused heartbeat ends the loop like a stop request, then is thrown once the task is dealt with.
   let refused: Error | undefined;
   const refusal = new AbortController();
@@ -86,6 +138,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     });
   // The task between a claim's reply and its reported result; heartbeats renew only its lease.
   let current: TaskPayload | undefined;
+  // What the current task's attempt did last, sent with each heartbeat.
+  let progress: AttemptProgress | undefined;
   let loopEnded = false;
   const stopHeartbeat = startHeartbeat(
     client,
@@ -99,27 +153,15 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       }
       emit({ kind: "heartbeat_failed", error });
     },
-    () => (current ? [current] : []),
+    () => (current ? [{ task: current, progress }] : []),
   );
   try {
     let iterations = 0;
     while (mayClaim(iterations)) {
+      if (!(await pauseOver())) break;
+      if (options.taskBudget?.take() === false) break;
       iterations++;
-      const claimed = await claimNext();
-      if (claimed === "stopped") break;
-      if (!claimed) {
-        stats.idlePolls++;
-        if (await options.onIdle()) continue;
-        break;
-      }
-      stats.claimed++;
-      emit({ kind: "claimed", task: claimed.task });
-      current = claimed.task;
-      try {
-        await runOne(claimed.task, claimed.plan);
-      } finally {
-        current = undefined;
-      }
+      if (!(await claimAndRun())) break;
     }
   } finally {
     loopEnded = true;
@@ -128,9 +170,41 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   if (refused) throw refused;
   return stats;
 
+  /** One claim, and the run of what it got; false when the loop is to end. */
+  async function claimAndRun(): Promise<boolean> {
+    const claimed = await claimNext();
+    if (claimed === "stopped" || !claimed) options.taskBudget?.giveBack();
+    if (claimed === "stopped") return false;
+    if (!claimed) {
+      stats.idlePolls++;
+      return options.onIdle();
+    }
+    stats.claimed++;
+    emit({ kind: "claimed", task: claimed.task });
+    current = claimed.task;
+    const finishedBefore = reported(stats);
+    try {
+      await runOne(claimed.task, claimed.plan);
+    } finally {
+      current = undefined;
+      progress = undefined;
+      // A task handed back or lost did not use up a task of the budget.
+      if (reported(stats) === finishedBefore) options.taskBudget?.giveBack();
+    }
+    return true;
+  }
+
+  /** Waits out a provider limit's pause; false when the loop is to end instead. */
+  async function pauseOver(): Promise<boolean> {
+    if (gate.pausedUntil() === undefined) return true;
+    if (options.whenPaused === "stop") return false;
+    await gate.wait(stopSignal);
+    return !stopSignal.aborted;
+  }
+
   function mayClaim(iterations: number): boolean {
     if (stopSignal.aborted) return false;
-    if (options.maxTasks !== undefined && stats.completed + stats.failed >= options.maxTasks) return false;
+    if (options.maxTasks !== undefined && reported(stats) >= options.maxTasks) return false;
     return options.maxIterations === undefined || iterations < options.maxIterations;
   }
 
@@ -163,22 +237,49 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     ticker?.unref?.();
     let attempt: AgentAttempt;
     try {
-      attempt = await options.runAttempt({ task, plan, signal: stopSignal });
+      attempt = await options.runAttempt({
+        task,
+        plan,
+        signal: stopSignal,
+        onActivity: (update) => {
+          if (current?.id !== task.id) return;
+          progress = { ...progress, ...definedOnly(update) };
+          emit({ kind: "activity", task, progress });
+        },
+      });
     } finally {
       clearInterval(ticker);
     }
+    await settle(task, attempt, now() - startedAt);
+  }
+
+  /** What follows an attempt: a hand-back (unavailable, limited, stopped) or its report. */
+  async function settle(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<void> {
     if (attempt.unavailable) {
       // The machine's fault, not the task's: the task goes back with its attempt refunded, and this
       // worker stops, since every task would meet the same fault.
       await releaseQuietly(task, AGENT_UNAVAILABLE_REASON);
       throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
     }
-    if (attempt.aborted || stopSignal.aborted) return releaseQuietly(task);
-    const wallMs = now() - startedAt;
-    if (!(await report(task, attempt, wallMs))) return;
+    if (attempt.limited) {
+      // The provider's limit, not the task's fault: the attempt is given back and every slot of this
+      // process waits for the limit to pass.
+      const until = gate.pause(attempt.limited.until);
+      const message = attempt.limited.message;
+      if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
+      emit({ kind: "paused", task, until, message });
+      return;
+    }
+    if (attempt.aborted || stopSignal.aborted) return void (await releaseQuietly(task));
+    gate.succeeded();
+    const landed = await report(task, attempt, wallMs);
+    if (landed === undefined) return;
+    // A failed attempt with attempts left is no finished task: the control plane queued a retry.
+    const retry = !attempt.ok && landed === "PENDING";
     if (attempt.ok) stats.completed++;
+    else if (retry) stats.retried++;
     else stats.failed++;
-    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs });
+    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
@@ -199,41 +300,49 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  /** Reports the attempt until the control plane answers; false when the result was dropped. */
-  async function report(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<boolean> {
-    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
-    const body = {
-      costUsd: formatUsd(attempt.costMicroUsd),
-      detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
-      idempotencyKey: randomUUID(),
-    };
+  /** Reports the attempt until the control plane answers: the status it landed in; `undefined` when the result was dropped. */
+  async function report(
+    task: TaskPayload,
+    attempt: AgentAttempt,
+    wallMs: number,
+  ): Promise<TaskStatus | undefined> {
+    const body = reportOf(task, attempt, wallMs);
     try {
-      await retry(attempt.ok ? "complete" : "fail", () =>
+      const reply = await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
-      return true;
+      return reply.status;
     } catch (error) {
-      if (alreadyMoved(error, task, attempt.ok ? "DONE" : "FAILED")) return true;
+      // A failure with attempts left lands PENDING (a retry) rather than FAILED.
+      if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task))
+        return (error as VersionConflict).actualStatus;
       if (isLeaseLost(error)) {
         lose(task, asError(error), false);
-        return false;
+        return undefined;
       }
       if (!stopSignal.aborted) throw error;
       // Stopping while the control plane is unreachable: the lease is not lost, only not handed back;
       // it runs out and the task is run again.
       emit({ kind: "release_failed", task, error: asError(error) });
-      return false;
+      return undefined;
     }
   }
 
-  async function releaseQuietly(task: TaskPayload, reason = "shutdown"): Promise<void> {
+  /** Hands `task` back; false when that was refused or unanswered. */
+  async function releaseQuietly(
+    task: TaskPayload,
+    reason = "shutdown",
+    pause?: ReleasePause,
+  ): Promise<boolean> {
     try {
-      await client.release(task, reason);
+      await client.release(task, reason, pause);
       stats.released++;
       emit({ kind: "released", task, reason });
+      return true;
     } catch (error) {
       // The lease may already be gone, or the control plane down; the sweep returns the task either way.
       emit({ kind: "release_failed", task, error: asError(error) });
+      return false;
     }
   }
 
@@ -241,6 +350,18 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
+}
+
+/** What a complete or fail carries of an attempt. */
+function reportOf(task: TaskPayload, attempt: AgentAttempt, wallMs: number): AttemptReport {
+  return {
+    costUsd: formatUsd(attempt.costMicroUsd),
+    detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
+    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
+    idempotencyKey: randomUUID(),
+    verification: attempt.ok ? attempt.verification : undefined,
+    failure: attempt.ok ? undefined : attempt.failure,
+  };
 }
 
 /**
@@ -258,6 +379,14 @@ function alreadyMoved(error: unknown, task: TaskPayload, status: TaskStatus): bo
   );
 }
 
+/**
+ * {@link alreadyMoved} for a fail: to `FAILED`, or back to `PENDING` when attempts were left (a retry).
+ * A sweep that returned the task at v+1 meanwhile looks the same; either way the task runs again.
+ */
+function failedAlready(error: unknown, task: TaskPayload): boolean {
+  return alreadyMoved(error, task, "FAILED") || alreadyMoved(error, task, "PENDING");
+}
+
 /** A 409, or a 404 for a task that is gone (its plan was deleted): either way the lease is no more. */
 function isLeaseLost(error: unknown): error is Error {
   return error instanceof VersionConflict || error instanceof NotOwner || error instanceof TaskNotFound;
@@ -269,6 +398,15 @@ function isRefusal(error: unknown): error is Error {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Attempts whose result the control plane took: done, failed, or failed with a retry queued. */
+function reported(stats: WorkerStats): number {
+  return stats.completed + stats.failed + stats.retried;
+}
+
+function definedOnly(progress: AttemptProgress): AttemptProgress {
+  return Object.fromEntries(Object.entries(progress).filter(([, value]) => value !== undefined));
 }
 
 function withAttempt(attempt: AgentAttempt, number: number): AgentAttempt {

@@ -72,11 +72,20 @@ export type ProgressEvent =
   | { readonly kind: "started"; readonly task: TaskPayload }
   /** The agent is still working on `task`, `elapsedMs` (ms) after it started; every progress interval. */
   | { readonly kind: "running"; readonly task: TaskPayload; readonly elapsedMs: number }
+  /** The attempt on `task` moved on: `progress` is what it did last, merged over what came before. */
+  | { readonly kind: "activity"; readonly task: TaskPayload; readonly progress: AttemptProgress }
+  /**
+   * The provider refused `task`'s attempt with a usage or rate limit: the task was handed back
+   * (`rate_limited`, attempt refunded) and no slot of this process claims before `until`.
+   */
+  | { readonly kind: "paused"; readonly task: TaskPayload; readonly until: Date; readonly message: string }
   | {
       readonly kind: "finished";
       readonly task: TaskPayload;
       readonly attempt: AgentAttempt;
       readonly elapsedMs: number;
+      /** A failed attempt with attempts left: the task went back to `PENDING` for a retry. */
+      readonly retry?: boolean | undefined;
     }
   | { readonly kind: "released"; readonly task: TaskPayload; readonly reason: string }
   /**
@@ -101,8 +110,13 @@ export type ProgressEvent =
 export type WorkerStats = {
   claimed: number;
   completed: number;
+  /** Tasks that failed their last attempt. */
   failed: number;
+  /** Failed attempts the control plane queued a retry for. */
+  retried: number;
   released: number;
+  /** Attempts handed back on a provider limit (`rate_limited`); counted in `released` too. */
+  limited: number;
   /** Results the control plane refused with 409 (the lease was lost meanwhile). */
   lost: number;
   idlePolls: number;

@@ -70,6 +70,9 @@ describe("JSON reports", () => {
       budget_usd: "5.000000",
       spent_usd: "0.043600",
       task_count: 2,
+      max_attempts: 1,
+      setup: null,
+      verify: [],
     });
     expect(show.tasks.map((t: { id: string; cost_usd: string }) => [t.id, t.cost_usd])).toEqual([
       ["M-1", "0.031100"],

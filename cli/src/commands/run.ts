@@ -1,13 +1,26 @@
-import { checkAgentBin, createClaudeAttempt, parseClaudeSettings } from "@whilly/agent";
-import { DEFAULT_TASK_TIMEOUT, parseDuration } from "@whilly/core";
+import { checkAgentBin, parseClaudeSettings } from "@whilly/agent";
+import {
+  DEFAULT_STALL_TIMEOUT,
+  DEFAULT_TASK_TIMEOUT,
+  DEFAULT_VERIFY_TIMEOUT,
+  MAX_MAX_ATTEMPTS,
+  parseDuration,
+} from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
+import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
 
-/** `whilly run <file | --plan ID>`: run every ready task of a plan with Claude Code, one at a time. */
+/** The most claim slots `--concurrency` takes: each runs an agent, a process group and a worktree. */
+export const MAX_CONCURRENCY = 32;
+
+/**
+ * `whilly run <file | --plan ID>`: run every ready task of a plan with Claude Code, up to
+ * `--concurrency` at once, each in its own git worktree (in place outside a repository).
+ */
 export function runCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "run [file]",
@@ -19,15 +32,55 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           describe: "plan file to import (or resume, if already stored)",
         })
         .option("plan", { type: "string", describe: "id of a stored plan to run (instead of a file)" })
+        .option("concurrency", {
+          alias: "j",
+          type: "string",
+          describe: "run up to N ready tasks at once, each in its own git worktree (default 1)",
+        })
+        .option("branch", {
+          type: "string",
+          describe: "integration branch the plan's work is merged into (default whilly/<plan-slug>)",
+        })
+        .option("setup", {
+          type: "string",
+          describe:
+            "command run in each new worktree before the agent, e.g. 'npm ci' (else the plan's setup)",
+        })
+        .option("verify", {
+          type: "string",
+          array: true,
+          describe:
+            "check run after each attempt and on the merged tree, e.g. 'npm test'; repeatable (else the plan's verify)",
+        })
+        .option("verify-timeout", {
+          type: "string",
+          default: DEFAULT_VERIFY_TIMEOUT,
+          describe: "stop one check after this long: 90s, 10m (bare number: seconds)",
+        })
+        .option("max-attempts", {
+          type: "string",
+          describe: `attempts per task before it is FAILED, 1 to ${MAX_MAX_ATTEMPTS} (stored as the plan's; default the plan's, else 3)`,
+        })
         .option("task-timeout", {
           type: "string",
           default: DEFAULT_TASK_TIMEOUT,
           describe: "kill the agent after this long per task: 90s, 30m, 1h (bare number: seconds)",
         })
+        .option("stall-timeout", {
+          type: "string",
+          default: DEFAULT_STALL_TIMEOUT,
+          describe: "end an attempt whose agent printed nothing for this long (stalled)",
+        })
+        .option("wait", {
+          type: "boolean",
+          default: true,
+          describe:
+            "wait out provider limits and retry backoffs; --no-wait exits 75 when only such work is left",
+        })
         .option("max-tasks", {
           type: "string",
           describe:
-            "stop after this many tasks finished (exit 0 when they are all DONE; run again to continue)",
+            "stop after this many attempts finished, a failed one that will be retried included (exit 0 when they are all DONE; run again to continue)",
         })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {
@@ -36,42 +89,93 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           hint: "e.g. whilly run examples/demo.tasks.json",
         });
       }
-      const taskTimeoutMs = parseDuration(args.taskTimeout);
-      if (taskTimeoutMs === undefined) {
-        throw new UsageError(
-          `--task-timeout must be a duration like 90s, 30m or 1h; got '${args.taskTimeout}'`,
-          { hint: "a number with s, m or h, or a bare number of seconds, e.g. --task-timeout 45m" },
-        );
-      }
+      const taskTimeoutMs = durationFlag(args.taskTimeout, "--task-timeout", "45m");
+      const verifyTimeoutMs = durationFlag(args.verifyTimeout, "--verify-timeout", "10m");
+      const stallTimeoutMs = durationFlag(args.stallTimeout, "--stall-timeout", "10m");
       const maxTasks = wholeNumberOption(args.maxTasks, "--max-tasks", {
         min: 1,
         max: Number.MAX_SAFE_INTEGER,
       });
+      const concurrency =
+        wholeNumberOption(args.concurrency, "--concurrency", { min: 1, max: MAX_CONCURRENCY }, 1) ?? 1;
+      const maxAttempts = wholeNumberOption(args.maxAttempts, "--max-attempts", {
+        min: 1,
+        max: MAX_MAX_ATTEMPTS,
+      });
+      const setup = textFlag(args.setup, "--setup");
+      const verify = args.verify?.map(String).filter((command) => command.trim() !== "");
+      const branch = textFlag(args.branch, "--branch");
+      const workspace = findWorkspace(ctx.io.cwd);
+      const inGit = workspace.gitCommonDir !== undefined;
+      if (!inGit && concurrency > 1) {
+        throw new UsageError(
+          `--concurrency ${concurrency} needs a git repository: each task runs in its own worktree, and outside git tasks run in place, one at a time`,
+          { hint: "run it in a git repository (git init, then a first commit), or drop --concurrency" },
+        );
+      }
+      if (!inGit && branch !== undefined) {
+        throw new UsageError("--branch needs a git repository: outside git tasks run in place", {
+          hint: "run it in a git repository, or drop --branch",
+        });
+      }
+      if (inGit) await checkRepository(workspace.root, ctx.io.env);
       const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
       // A stored plan is run only from a store that exists; a file may start a new one.
       if (args.file === undefined) await ctx.store({ mustExist: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
-      const workspace = findWorkspace(ctx.io.cwd);
       const stateDir = workspace.whillyDir;
       ctx.exitCode = await runLocal(ctx, {
         file: args.file,
         planId: args.plan,
         maxTasks,
         json: args.json,
+        concurrency,
+        maxAttempts,
+        noWait: !args.wait,
         stateDir,
         prepareStateDir: () => prepareWhillyDir(workspace),
-        makeRunAttempt: (cwd) =>
-          createClaudeAttempt({
-            settings: claude,
-            cwd,
-            timeoutMs: taskTimeoutMs,
+        makeRunner: (plan) =>
+          claudeRunner({
+            plan,
+            repoDir: inGit ? workspace.root : undefined,
+            cwd: ctx.io.cwd,
+            stateDir,
+            branch,
+            setup,
+            verify: verify === undefined || verify.length === 0 ? undefined : verify,
+            claude,
+            taskTimeoutMs,
+            verifyTimeoutMs,
+            stallTimeoutMs,
             env: ctx.io.env,
             secrets: ctx.settings.secrets,
-            stateDir,
           }),
       });
     },
   );
+}
+
+/** A duration flag in ms. @throws {UsageError} naming the flag, with an example. */
+function durationFlag(raw: unknown, flag: string, example: string): number {
+  const text = Array.isArray(raw) ? undefined : String(raw);
+  const ms = text === undefined ? undefined : parseDuration(text);
+  if (ms !== undefined) return ms;
+  throw new UsageError(`${flag} must be a duration like 90s, 30m or 1h; got '${String(raw)}'`, {
+    hint: `a number with s, m or h, or a bare number of seconds, e.g. ${flag} ${example}`,
+  });
+}
+
+/** A text flag given once, not blank; `undefined` when absent. @throws {UsageError} otherwise. */
+function textFlag(raw: unknown, flag: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw)) {
+    throw new UsageError(`${flag} was given ${raw.length} times; give it once`, {
+      hint: `keep the one you mean: ${flag} VALUE`,
+    });
+  }
+  const text = String(raw);
+  if (text.trim() === "") throw new UsageError(`${flag} is empty`, { hint: `give a value, or drop ${flag}` });
+  return text;
 }

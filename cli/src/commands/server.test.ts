@@ -155,11 +155,17 @@ describe("whilly server", () => {
 
     it("logs every claim, completion, failure and release as one JSON line, without secrets or task text", async () => {
       const repo = makeRepo();
-      writePlanFile(join(repo, "tasks.json"), "logged", [
-        ["G-1", "high"],
-        ["G-2", "medium"],
-        ["G-3", "low"],
-      ]);
+      // Three attempts each: G-2's failure is logged going back to PENDING for a retry.
+      writePlanFile(
+        join(repo, "tasks.json"),
+        "logged",
+        [
+          ["G-1", "high"],
+          ["G-2", "medium"],
+          ["G-3", "low"],
+        ],
+        { maxAttempts: 3 },
+      );
       const env = { WHILLY_DATABASE_URL: database.url, WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP };
       expect((await runBin(["plan", "import", "tasks.json"], { cwd: repo, env: baseEnv(env) })).code).toBe(0);
       const { proc, url } = await startServer(scratchDir(), env);

@@ -1,12 +1,5 @@
 import { hostname } from "node:os";
-import {
-  createTaskClient,
-  endOrphanedAttempts,
-  type RunAttempt,
-  runWorkerLoop,
-  sleep,
-  type WorkerStats,
-} from "@whilly/agent";
+import { endOrphanedAttempts, type WorkerStats } from "@whilly/agent";
 import {
   EXIT,
   PlanNotFound,
@@ -15,15 +8,25 @@ import {
   redactingWriter,
   type TaskStore,
 } from "@whilly/core";
-import { createApp, inProcessAuth } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
-import { printWarning } from "../io.js";
+import { type Io, printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
-import { progressPrinter } from "./progress.js";
-import { localWorkerId, processAlive, recoverOrphanedClaims } from "./recover.js";
-import { type RunSummary, renderSummary, summarizeRun, summaryJson } from "./summary.js";
+import type { PlanRunner } from "./plan-runner.js";
+import { clockTime, progressPrinter } from "./progress.js";
+import { localWorkerId, processAlive, type RecoverOptions, recoverOrphanedClaims } from "./recover.js";
+import { runSlots, type SlotsResult, slotWorkerIds } from "./slots.js";
+import {
+  type Integration,
+  type RunExtras,
+  type RunSummary,
+  renderSummary,
+  summarizeRun,
+  summaryJson,
+} from "./summary.js";
+
+export type { PlanRunner } from "./plan-runner.js";
 
 /** Options of {@link runLocal}. Durations are ms. */
 export type LocalRunOptions = {
@@ -31,8 +34,14 @@ export type LocalRunOptions = {
   planId?: string | undefined;
   maxTasks?: number | undefined;
   json: boolean;
-  /** Builds the agent attempt runner; the CLI passes Claude Code, tests a fake agent. */
-  makeRunAttempt: (cwd: string) => RunAttempt;
+  /** Claim slots: up to this many tasks run at once (`--concurrency`); 1 when undefined. */
+  concurrency?: number | undefined;
+  /** `--max-attempts`: stored as the plan's attempt limit before any claim. */
+  maxAttempts?: number | undefined;
+  /** `--no-wait`: exit `EXIT.waiting` instead of waiting for a provider limit or a retry's backoff. */
+  noWait?: boolean | undefined;
+  /** Builds what runs the plan's attempts; the CLI passes Claude Code in worktrees, tests a fake agent. */
+  makeRunner: (plan: PlanRecord) => Promise<PlanRunner> | PlanRunner;
   /** Poll period while another process's tasks are still running (ms). */
   idlePollMs?: number;
   /**
@@ -46,38 +55,112 @@ export type LocalRunOptions = {
 
 /**
  * `whilly run` in one process: import or resume the plan, recover claims an earlier run left behind,
- * then claim and run tasks one at a time through the in-process control plane until no task can be
- * claimed any more, and print a summary.
+ * then claim and run tasks through the in-process control plane, up to `concurrency` at once (each slot
+ * a worker loop with its own worker id, all sharing one pause for provider limits), until no task can
+ * be claimed any more, take the work to the user's branch, and print a summary.
  * @returns 0 when every task is DONE or SKIPPED, or when `--max-tasks` stopped a run whose tasks all
- *   succeeded; 1 otherwise; 130 when interrupted.
+ *   succeeded; 75 when `--no-wait` left work waiting on a limit or a retry; 1 otherwise; 130 when
+ *   interrupted.
  */
 export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promise<number> {
   const { settings } = ctx;
   // What a run prints on stdout (the summary, with agents' messages) hides secrets too; stderr already does.
   const io = { ...ctx.io, out: redactingWriter(ctx.io.out, settings.secrets) };
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
-  const spec =
-    options.file === undefined
-      ? undefined
-      : await readPlanFile(options.file, io.cwd, (m) => printWarning(io, m));
-  if (spec !== undefined && options.planId !== undefined && options.planId !== spec.id) {
+  const spec = await readSpec(io, options);
+  const store = await ctx.store();
+  const loaded = await loadPlan(ctx, store, spec, options.planId);
+  if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
+  const plan = (await store.getPlan(loaded.id)) ?? loaded;
+  const host = hostname();
+  const baseId = settings.workerId ?? localWorkerId(host, process.pid);
+  const workerIds = slotWorkerIds(baseId, options.concurrency ?? 1);
+  const exclusive = settings.databaseUrl === undefined;
+  const recover = recoverer(store, io, {
+    selfIds: workerIds,
+    hostname: host,
+    exclusive,
+    isAlive: processAlive,
+    heartbeatIntervalMs: settings.heartbeatIntervalMs,
+  });
+  options.prepareStateDir?.();
+  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
+  await recover();
+  for (const workerId of workerIds) await store.upsertWorker({ workerId, hostname: host });
+
+  const tasks = await store.listTasks(plan.id);
+  const open = tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
+  const workers = workerIds.length === 1 ? `worker ${baseId}` : `${workerIds.length} workers ${baseId}…`;
+  io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; ${workers}\n`);
+  const runner = await options.makeRunner(plan);
+  const progress = progressPrinter(io, open);
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  let slots: SlotsResult | undefined;
+  try {
+    slots = await runSlots({
+      store,
+      planId: plan.id,
+      settings,
+      workerIds,
+      runner,
+      stopSignal: stop.signal,
+      maxTasks: options.maxTasks,
+      noWait: options.noWait === true,
+      idlePollMs: options.idlePollMs ?? 1000,
+      recover: exclusive ? undefined : recover,
+      onProgress: progress.onEvent,
+      io,
+    });
+  } finally {
+    io.interrupt?.removeEventListener("abort", onInterrupt);
+  }
+  const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
+
+  const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration });
+  io.out.write(
+    options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
+  );
+  if (stop.signal.aborted) return EXIT.interrupted;
+  if (summary.ok) return EXIT.ok;
+  if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
+    return EXIT.waiting;
+  return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * Takes the plan's work to the user's branch; a git failure there is a warning, not the run's end: the
+ * summary still prints, and the work stays on the integration branch.
+ */
+async function finishQuietly(ctx: CliContext, runner: PlanRunner): Promise<Integration | undefined> {
+  try {
+    return await runner.finish?.();
+  } catch (error) {
+    printWarning(
+      ctx.io,
+      `could not take the work to your branch: ${error instanceof Error ? error.message : String(error)}; it stays on the integration branch (docs/worktrees.md)`,
+    );
+    return undefined;
+  }
+}
+
+/** The plan file's plan, checked against `--plan`; `undefined` for a stored plan. */
+async function readSpec(io: Io, options: LocalRunOptions): Promise<PlanSpec | undefined> {
+  if (options.file === undefined) return undefined;
+  const spec = await readPlanFile(options.file, io.cwd, (m) => printWarning(io, m));
+  if (options.planId !== undefined && options.planId !== spec.id) {
     throw new UsageError(`--plan '${options.planId}' does not match the file's plan id '${spec.id}'`, {
       hint: `run the file alone (whilly run ${options.file}), or a stored plan with --plan alone`,
     });
   }
-  const store = await ctx.store();
-  const plan = await loadPlan(ctx, store, spec, options.planId);
-  const host = hostname();
-  const workerId = settings.workerId ?? localWorkerId(host, process.pid);
-  const exclusive = settings.databaseUrl === undefined;
-  const recover = async () => {
-    const recovered = await recoverOrphanedClaims(store, {
-      selfId: workerId,
-      hostname: host,
-      exclusive,
-      isAlive: processAlive,
-      heartbeatIntervalMs: settings.heartbeatIntervalMs,
-    });
+  return spec;
+}
+
+/** Takes back what runs that are gone left claimed, saying so; resolves to the count. */
+function recoverer(store: TaskStore, io: Pick<Io, "err">, options: RecoverOptions): () => Promise<number> {
+  return async () => {
+    const recovered = await recoverOrphanedClaims(store, options);
     if (recovered.length > 0) {
       io.err.write(
         `whilly run: returned ${recovered.length} task(s) left claimed by a run that is gone: ${recovered.join(", ")}\n`,
@@ -85,65 +168,26 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
     }
     return recovered.length;
   };
-  options.prepareStateDir?.();
-  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
-  await recover();
-  await store.upsertWorker({ workerId, hostname: host });
+}
 
-  const app = createApp({
-    withStore: (use) => use(store),
-    auth: inProcessAuth,
-    secrets: settings.secrets,
-    settings: { leaseMs: settings.leaseMs, claimWaitMs: 0, claimRecheckMs: 1000 },
-  });
-  const client = createTaskClient({
-    baseUrl: "http://whilly.local",
-    fetch: (url, init) => Promise.resolve(app.request(url, init)),
-    workerId,
-  });
-
-  const tasks = await store.listTasks(plan.id);
-  const open = tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
-  io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; worker ${workerId}\n`);
-  const progress = progressPrinter(io, open);
-  const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
-  let stats: WorkerStats | undefined;
-  try {
-    stats = await runWorkerLoop({
-      client,
-      planId: plan.id,
-      runAttempt: options.makeRunAttempt(io.cwd),
-      stopSignal: stop.signal,
-      heartbeatIntervalMs: settings.heartbeatIntervalMs,
-      progressIntervalMs: settings.progressIntervalMs,
-      maxTasks: options.maxTasks,
-      // On a shared database a run that died moments ago still looks alive at start (its heartbeat is
-      // fresh); with no `whilly server` sweeping, only this wait can notice it fall silent later.
-      onIdle: async () => {
-        if (!exclusive && (await recover()) > 0) return true;
-        return othersStillRunning(store, plan.id, workerId, options.idlePollMs ?? 1000, stop.signal);
-      },
-      onProgress: progress.onEvent,
-    });
-  } finally {
-    io.interrupt?.removeEventListener("abort", onInterrupt);
-  }
-
+/** The plan's summary from the store, as the run leaves it. */
+async function summaryOf(store: TaskStore, plan: PlanRecord, extras: RunExtras): Promise<RunSummary> {
   const finalPlan = (await store.getPlan(plan.id)) ?? plan;
   const [finalTasks, blocked, events] = await Promise.all([
     store.listTasks(plan.id),
     store.listBlocked(plan.id),
     store.listEvents(plan.id, { limit: 1_000_000 }),
   ]);
-  const summary = summarizeRun(finalPlan, finalTasks, blocked, events);
-  io.out.write(
-    options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
+  return summarizeRun(finalPlan, finalTasks, blocked, events, extras);
+}
+
+/** Says that `--no-wait` left work waiting on a provider limit until `pausedUntil` (ms); false when none. */
+function leftWaiting(ctx: CliContext, pausedUntil: number | undefined): boolean {
+  if (pausedUntil === undefined) return false;
+  ctx.io.err.write(
+    `whilly run: the work left waits on a provider limit until ${clockTime(new Date(pausedUntil))}; not waiting (--no-wait): run again after it\n`,
   );
-  if (stop.signal.aborted) return EXIT.interrupted;
-  if (summary.ok) return EXIT.ok;
-  return stoppedByMaxTasks(ctx, options.maxTasks, stats, summary) ? EXIT.ok : EXIT.failed;
+  return true;
 }
 
 /**
@@ -158,13 +202,13 @@ function stoppedByMaxTasks(
   summary: RunSummary,
 ): boolean {
   if (maxTasks === undefined || stats === undefined) return false;
-  const ran = stats.completed + stats.failed;
+  const ran = stats.completed + stats.failed + stats.retried;
   if (ran < maxTasks) return false;
   const left = summary.tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
   ctx.io.err.write(
     `whilly run: stopped after ${ran} task(s) (--max-tasks ${maxTasks}); ${left} task(s) left; run again to continue\n`,
   );
-  return stats.failed === 0 && stats.lost === 0;
+  return stats.failed === 0 && stats.retried === 0 && stats.lost === 0;
 }
 
 function reportOrphans(ctx: CliContext, report: ReturnType<typeof endOrphanedAttempts>): void {
@@ -206,24 +250,4 @@ async function loadPlan(
     ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);
   }
   return result.plan;
-}
-
-/**
- * Local mode ends when nothing can be claimed any more. If another process still holds tasks of this
- * plan (a shared Postgres), their completion may make more tasks ready, so wait and claim again.
- */
-async function othersStillRunning(
-  store: TaskStore,
-  planId: string,
-  selfId: string,
-  pollMs: number,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const tasks = await store.listTasks(planId);
-  const running = tasks.some(
-    (t) => (t.status === "CLAIMED" || t.status === "IN_PROGRESS") && t.claimedBy !== selfId,
-  );
-  if (!running) return false;
-  await sleep(pollMs, signal);
-  return !signal.aborted;
 }

@@ -40,12 +40,15 @@ describe("whilly run's progress", () => {
     };
     const run = spawnBin(["run", "tasks.json"], { cwd: repo, env });
     await waitFor("a running line for T-B", () =>
-      /\[1\/2\] … T-B running \S+\n/.test(run.err()) ? true : undefined,
+      /\[1\/2\] … T-B running \S+ · agent\n/.test(run.err()) ? true : undefined,
     );
     writeFileSync(release, "");
     const result = await run.done;
     expect(result.code).toBe(0);
-    expect(result.err).toMatch(/\[1\/2\] ▶ T-B \(medium\) attempt 1\n(\[1\/2\] … T-B running \S+\n)+/);
+    // Each running line says what the attempt does: here the agent's phase (the fake agent reports no turns).
+    expect(result.err).toMatch(
+      /\[1\/2\] ▶ T-B \(medium\) attempt 1\n(\[1\/2\] … T-B running \S+( · \w+)*\n)+/,
+    );
     expect(result.err).toContain("[2/2] ✓ T-B DONE in ");
     // No running line after the task finished, and none for T-A once T-B started.
     const after = result.err.slice(result.err.indexOf("✓ T-B DONE"));

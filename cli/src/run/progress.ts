@@ -1,5 +1,5 @@
 import type { ProgressEvent } from "@whilly/agent";
-import { displayUsd, terminalText } from "@whilly/core";
+import { type AttemptProgress, displayUsd, terminalText } from "@whilly/core";
 import type { Io } from "../io.js";
 import { painter } from "../io.js";
 import { displayDuration } from "../output/table.js";
@@ -7,16 +7,37 @@ import { displayDuration } from "../output/table.js";
 /**
  * Prints one line per step of a run to stderr, and while an agent works a `… T-B running 1m30s` line
  * each time the loop reports it still running (`WHILLY_PROGRESS_INTERVAL`), so a long task shows it is
- * alive. Always whole lines, on a terminal too: redrawing one line in place would need cursor control
+ * alive, with what it does (`agent · turn 4 · Edit`); with `--concurrency` each running task has its
+ * own lines. Always whole lines, on a terminal too: redrawing one line in place would need cursor control
  * in a stream that escapes it, and would garble when a retry or heartbeat line comes in between.
  * @returns the event handler for the worker loop's `onProgress`.
  */
 export function progressPrinter(io: Io, total: number) {
   const paint = painter(io.err, io.env);
   let finished = 0;
+  // What each running task's attempt did last, for its running lines.
+  const doing = new Map<string, AttemptProgress>();
   // One line per step, whatever an agent's or a server's message holds.
   const line = (text: string) =>
     io.err.write(`${paint("dim", `[${finished}/${total}]`)} ${terminalText(text, "line")}\n`);
+
+  const onFinished = (event: Extract<ProgressEvent, { kind: "finished" }>): void => {
+    doing.delete(event.task.id);
+    // A retried task is not finished yet: it counts once, when it ends.
+    if (!event.retry) finished++;
+    const { task, attempt } = event;
+    const cost = displayUsd(attempt.costMicroUsd);
+    const took = displayDuration(event.elapsedMs);
+    if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
+    else {
+      const verdict = event.retry
+        ? `attempt ${task.attempts} failed (${attempt.reason}), to be retried`
+        : `FAILED (${attempt.reason})`;
+      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} in ${took} · ${cost}`);
+      const why = attempt.detail.message;
+      if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
+    }
+  };
 
   const onEvent = (event: ProgressEvent): void => {
     switch (event.kind) {
@@ -24,26 +45,30 @@ export function progressPrinter(io: Io, total: number) {
         return;
       case "started": {
         const t = event.task;
+        doing.set(t.id, {});
         line(`${paint("cyan", "▶")} ${t.id} (${t.priority}) attempt ${t.attempts}`);
         return;
       }
-      case "running":
-        line(`${paint("dim", "…")} ${event.task.id} running ${displayDuration(event.elapsedMs)}`);
-        return;
-      case "finished": {
-        finished++;
-        const { task, attempt } = event;
-        const cost = displayUsd(attempt.costMicroUsd);
-        const took = displayDuration(event.elapsedMs);
-        if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
-        else {
-          line(`${paint("red", "✗")} ${task.id} FAILED (${attempt.reason}) in ${took} · ${cost}`);
-          const why = attempt.detail.message;
-          if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
-        }
+      case "running": {
+        const what = describeProgress(doing.get(event.task.id));
+        line(`${paint("dim", "…")} ${event.task.id} running ${displayDuration(event.elapsedMs)}${what}`);
         return;
       }
+      case "activity":
+        // Shown by the next running line: an agent reports about once a second.
+        doing.set(event.task.id, event.progress);
+        return;
+      case "paused":
+        doing.delete(event.task.id);
+        line(
+          `${paint("yellow", "⏸")} provider limit on ${event.task.id} (${event.message}); no new task before ${clockTime(event.until)}, then ${event.task.id} runs again`,
+        );
+        return;
+      case "finished":
+        onFinished(event);
+        return;
       case "released":
+        doing.delete(event.task.id);
         line(`${paint("yellow", "↩")} ${event.task.id} released (${event.reason})`);
         return;
       case "lost":
@@ -65,4 +90,29 @@ export function progressPrinter(io: Io, total: number) {
     }
   };
   return { onEvent };
+}
+
+/** ` · agent · turn 4 · Edit`, or nothing when the attempt reported nothing yet. */
+function describeProgress(progress: AttemptProgress | undefined): string {
+  if (progress === undefined) return "";
+  const parts = [
+    progress.phase,
+    progress.turns === undefined ? undefined : `turn ${progress.turns}`,
+    progress.last_tool,
+  ].filter((part) => part !== undefined && part !== "");
+  return parts.map((part) => ` · ${part}`).join("");
+}
+
+/**
+ * A time for a progress line: `20:00:05` today in this machine's time zone, with the date when it is
+ * another day, and the zone's offset so a log read elsewhere is not misread.
+ */
+export function clockTime(at: Date, now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+  const offset = -at.getTimezoneOffset();
+  const zone = `${offset >= 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  const sameDay = at.toDateString() === now.toDateString();
+  const date = sameDay ? "" : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} `;
+  return `${date}${time} (UTC${zone})`;
 }

@@ -7,7 +7,8 @@ import { localWorkerId, recoverOrphanedClaims } from "./recover.js";
 const HOST = "box";
 /** Both runs share this host name (two containers), and neither pid is alive in this process's view. */
 const LIVE = localWorkerId(HOST, 111);
-const SILENT = localWorkerId(HOST, 222);
+/** A second claim slot of a `--concurrency` run: its id carries the pid too. */
+const SILENT = localWorkerId(HOST, 222, 2);
 const notAlive = () => false;
 
 /** Heartbeat period of the recovering run: silent means no beat for three of these (1.2 s). */
@@ -52,7 +53,7 @@ describe.each(drivers)("recoverOrphanedClaims ($name)", ({ skip, open }) => {
       try {
         await twoRuns(store);
         const released = await recoverOrphanedClaims(store, {
-          selfId: localWorkerId(HOST, 333),
+          selfIds: [localWorkerId(HOST, 333)],
           hostname: HOST,
           exclusive: false,
           isAlive: notAlive,
@@ -74,8 +75,18 @@ describe.each(drivers)("recoverOrphanedClaims ($name)", ({ skip, open }) => {
     const store = await open();
     try {
       await twoRuns(store);
+      // This run's own second slot holds a task too: it is not taken back.
+      const ownSlot = localWorkerId(HOST, 333, 2);
+      await store.importPlan(
+        parsePlanObject(
+          { project: "q", tasks: [{ id: "C", status: "PENDING", priority: "medium", description: "C" }] },
+          "test",
+        ),
+      );
+      await store.upsertWorker({ workerId: ownSlot, hostname: HOST });
+      await store.claim({ planId: "q", workerId: ownSlot, leaseMs: 600_000 });
       const released = await recoverOrphanedClaims(store, {
-        selfId: localWorkerId(HOST, 333),
+        selfIds: [localWorkerId(HOST, 333), ownSlot],
         hostname: HOST,
         exclusive: true,
         isAlive: () => true,
@@ -102,7 +113,7 @@ describe.each(drivers)("recoverOrphanedClaims ($name)", ({ skip, open }) => {
         await store.claim({ planId: "p", workerId: "w-lapsed", leaseMs: 1 });
         await new Promise((resolve) => setTimeout(resolve, 20));
         const released = await recoverOrphanedClaims(store, {
-          selfId: localWorkerId(HOST, 333),
+          selfIds: [localWorkerId(HOST, 333)],
           hostname: HOST,
           exclusive: true,
           isAlive: () => false,

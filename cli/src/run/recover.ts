@@ -5,15 +5,19 @@ export type PidAlive = (pid: number) => boolean;
 
 const LOCAL_PREFIX = "local-";
 
-/** Local worker ids look like `local-<hostname>-<pid>`; the pid tells whether that run is gone. */
-export function localWorkerId(hostname: string, pid: number): string {
-  return `${LOCAL_PREFIX}${hostname}-${pid}`;
+/**
+ * Local worker ids look like `local-<hostname>-<pid>`, and `local-<hostname>-<pid>-<slot>` for the
+ * second and later claim slots of `whilly run --concurrency N`; the pid tells whether that run is gone.
+ */
+export function localWorkerId(hostname: string, pid: number, slot = 1): string {
+  return slot === 1 ? `${LOCAL_PREFIX}${hostname}-${pid}` : `${LOCAL_PREFIX}${hostname}-${pid}-${slot}`;
 }
 
 function pidOf(workerId: string, hostname: string): number | undefined {
   const prefix = `${LOCAL_PREFIX}${hostname}-`;
   if (!workerId.startsWith(prefix)) return undefined;
-  const pid = Number(workerId.slice(prefix.length));
+  const match = /^(\d+)(?:-\d+)?$/.exec(workerId.slice(prefix.length));
+  const pid = Number(match?.[1]);
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
@@ -26,8 +30,8 @@ export const SILENT_INTERVALS = 3;
 
 /** Options of {@link recoverOrphanedClaims}. */
 export type RecoverOptions = {
-  /** This run's worker id, never released. */
-  readonly selfId: string;
+  /** This run's worker ids (one per claim slot), never released. */
+  readonly selfIds: readonly string[];
   /** This host's name, as in `local-<hostname>-<pid>` worker ids. */
   readonly hostname: string;
   /** True when this process holds the embedded store's lock, so no other run can be alive. */
@@ -57,7 +61,7 @@ export async function recoverOrphanedClaims(store: TaskStore, options: RecoverOp
   const released: string[] = [];
   const silentForMs = options.exclusive ? undefined : SILENT_INTERVALS * options.heartbeatIntervalMs;
   for (const worker of await store.listWorkers()) {
-    if (worker.workerId === options.selfId) continue;
+    if (options.selfIds.includes(worker.workerId)) continue;
     const pid = pidOf(worker.workerId, options.hostname);
     const gone = options.exclusive
       ? worker.workerId.startsWith(LOCAL_PREFIX)

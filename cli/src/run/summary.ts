@@ -3,11 +3,13 @@ import {
   displayUsd,
   EVENT_TYPES,
   type EventRecord,
+  effectiveMaxAttempts,
   formatUsd,
   type PlanRecord,
   parseUsd,
   type TaskRecord,
   type TaskStatus,
+  type Verification,
 } from "@whilly/core";
 import { type Io, painter } from "../io.js";
 import { STATUS_STYLE } from "../output/status-style.js";
@@ -22,15 +24,43 @@ export type TaskSummary = {
   readonly status: TaskStatus;
   readonly priority: string;
   readonly attempts: number;
+  /** The task's attempt limit: its own, its plan's (`--max-attempts`), else 3. */
+  readonly maxAttempts: number;
+  /** How a DONE task was accepted; `unverified` when it had no check whilly could run. */
+  readonly verification: Verification | undefined;
+  /** For a FAILED task: the tasks it keeps blocked (its dependents, and theirs), sorted. */
+  readonly blocks: readonly string[];
+  /** For a FAILED task: its kept worktree, to look at or finish by hand. */
+  readonly worktree: string | undefined;
   readonly costMicroUsd: number;
   readonly durationMs: number;
   /** The last failure reason in full, or what blocks a pending task; the table shortens it. */
   readonly note: string;
 };
 
+/**
+ * Where the plan's work went: the integration branch, and whether the user's branch was fast-forwarded
+ * to it or the one git command that takes it.
+ */
+export type Integration = {
+  readonly branch: string;
+  readonly fastForwarded: boolean;
+  /** When not fast-forwarded: e.g. `git merge --ff-only whilly/demo`; none when HEAD holds the work. */
+  readonly command?: string | undefined;
+  /** When not fast-forwarded: why, e.g. `main moved since the run started`. */
+  readonly why?: string | undefined;
+};
+
+/** What a run knows beyond the store: kept worktrees and where the work went. */
+export type RunExtras = {
+  readonly keptPath?: ((taskId: string) => string | undefined) | undefined;
+  readonly integration?: Integration | undefined;
+};
+
 /** The end-of-run picture of a plan. `ok` is true when every task is DONE or SKIPPED. */
 export type RunSummary = {
   readonly planId: string;
+  readonly integration: Integration | undefined;
   readonly ok: boolean;
   readonly tasks: readonly TaskSummary[];
   readonly counts: Readonly<Record<TaskStatus, number>>;
@@ -45,6 +75,7 @@ export function summarizeRun(
   tasks: readonly TaskRecord[],
   blocked: readonly BlockedTask[],
   events: readonly EventRecord[],
+  extras: RunExtras = {},
 ): RunSummary {
   const durations = new Map<string, number>();
   const reasons = new Map<string, string>();
@@ -66,11 +97,23 @@ export function summarizeRun(
     let note = "";
     if (t.status === "FAILED") note = reasons.get(t.id) ?? "";
     else if (blockedBy) note = `blocked by ${blockedBy.join(", ")}`;
+    else if (t.status === "PENDING" && t.notBefore !== undefined && t.lastFailure !== undefined)
+      note = `retry not before ${t.notBefore.toISOString()} (after ${t.lastFailure.reason})`;
+    const failed = t.status === "FAILED";
     return {
       id: t.id,
       status: t.status,
       priority: t.priority,
       attempts: t.attempts,
+      maxAttempts: effectiveMaxAttempts(t.maxAttempts, plan.maxAttempts),
+      verification: t.status === "DONE" ? t.verification : undefined,
+      blocks: failed
+        ? blocked
+            .filter((b) => b.blockedBy.includes(t.id))
+            .map((b) => b.taskId)
+            .sort()
+        : [],
+      worktree: failed ? extras.keptPath?.(t.id) : undefined,
       costMicroUsd: t.spentMicroUsd,
       durationMs: durations.get(t.id) ?? 0,
       note,
@@ -79,6 +122,7 @@ export function summarizeRun(
   const budgetExhausted = budgetStops(plan, tasks, events);
   return {
     planId: plan.id,
+    integration: extras.integration,
     ok: tasks.every((t) => t.status === "DONE" || t.status === "SKIPPED"),
     tasks: rows,
     counts,
@@ -121,6 +165,33 @@ function failureNote(event: EventRecord): string {
   return typeof message === "string" && message !== "" ? `${reason}: ${message}` : reason;
 }
 
+/** The note a row shows: why a task failed, what blocks it, or that DONE rests on the agent's word. */
+function tableNote(t: TaskSummary): string {
+  if (t.verification === "unverified") return t.note === "" ? "unverified" : `unverified; ${t.note}`;
+  return t.note;
+}
+
+function failedLines(summary: RunSummary): string {
+  const failed = summary.tasks.filter((t) => t.status === "FAILED");
+  if (failed.length === 0) return "";
+  let text = "";
+  for (const t of failed) {
+    const blocks = t.blocks.length === 0 ? "" : `; keeps blocked: ${t.blocks.join(", ")}`;
+    const kept = t.worktree === undefined ? "" : `; worktree kept at ${t.worktree}`;
+    text += `${t.id} FAILED after ${t.attempts} of ${t.maxAttempts} attempt(s)${blocks}${kept}\n`;
+  }
+  return `${text}failed tasks stay FAILED; to run them again: whilly plan reset '${summary.planId}' --failed --yes, then whilly run again.\n`;
+}
+
+function integrationLine(integration: Integration | undefined): string {
+  if (integration === undefined) return "";
+  if (integration.fastForwarded)
+    return `your branch now holds the work of ${integration.branch} (fast-forwarded)\n`;
+  if (integration.command === undefined) return "";
+  const why = integration.why === undefined ? "" : ` (${integration.why})`;
+  return `the work is on branch ${integration.branch}${why}; take it with: ${integration.command}\n`;
+}
+
 /** The longest note the table shows; JSON carries it whole. */
 const TABLE_NOTE_CHARS = 160;
 
@@ -134,10 +205,10 @@ export function renderSummary(summary: RunSummary, io: Io): string {
   const rows = summary.tasks.map((t) => [
     t.id,
     paint(STATUS_STYLE[t.status], t.status),
-    String(t.attempts),
+    `${t.attempts}/${t.maxAttempts}`,
     displayUsd(t.costMicroUsd),
     t.durationMs > 0 ? displayDuration(t.durationMs) : "-",
-    shortNote(t.note),
+    shortNote(tableNote(t)),
   ]);
   const table = renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
   const counts = Object.entries(summary.counts)
@@ -153,9 +224,8 @@ export function renderSummary(summary: RunSummary, io: Io): string {
       `budget exhausted: ${displayUsd(Math.max((summary.budgetMicroUsd ?? 0) - summary.spentMicroUsd, 0))} is left, ` +
       "less than the next claim reserves (the plan's reserve_usd, else its largest recent attempt cost: docs/claim.md); " +
       `raise the budget or set a smaller reserve: whilly plan budget '${summary.planId}' <USD|none> [--reserve USD]\n`;
-  if (summary.counts.FAILED > 0) {
-    text += `failed tasks stay FAILED; to run them again: whilly plan reset '${summary.planId}' --failed --yes, then whilly run again.\n`;
-  }
+  text += failedLines(summary);
+  text += integrationLine(summary.integration);
   return text;
 }
 
@@ -168,11 +238,24 @@ export function summaryJson(summary: RunSummary) {
     spent_usd: formatUsd(summary.spentMicroUsd),
     budget_usd: summary.budgetMicroUsd === undefined ? null : formatUsd(summary.budgetMicroUsd),
     budget_exhausted: summary.budgetExhausted,
+    integration:
+      summary.integration === undefined
+        ? null
+        : {
+            branch: summary.integration.branch,
+            fast_forwarded: summary.integration.fastForwarded,
+            command: summary.integration.command ?? null,
+            why: summary.integration.why ?? null,
+          },
     tasks: summary.tasks.map((t) => ({
       id: t.id,
       status: t.status,
       priority: t.priority,
       attempts: t.attempts,
+      max_attempts: t.maxAttempts,
+      verification: t.verification ?? null,
+      blocks: t.blocks,
+      worktree: t.worktree ?? null,
       cost_usd: formatUsd(t.costMicroUsd),
       duration_ms: t.durationMs,
       note: t.note,

@@ -1,0 +1,15 @@
+import type { RunAttempt } from "@whilly/agent";
+import type { Integration } from "./summary.js";
+
+/** What runs the attempts of one plan: made once the plan is known (its workspaces need its id). */
+export type PlanRunner = {
+  /**
+   * The attempt runner of one claim slot, which claims as `workerId`; `slotIds` are every slot's ids
+   * (this one's included), whose kept worktrees are all on this machine.
+   */
+  runAttempt(workerId: string, slotIds: readonly string[]): RunAttempt;
+  /** Where a FAILED task's kept worktree is, when it has one. */
+  keptPath?(taskId: string): string | undefined;
+  /** After the last attempt: takes the plan's work to the user's branch, or says the command that does. */
+  finish?(): Promise<Integration | undefined>;
+};
