@@ -84,30 +84,46 @@ export function redactFragments(text: string, known: readonly string[]): string 
   if (known.length === 0 || text.length < FRAGMENT_LENGTH) return text;
   const index = indexOf(known);
   if (index.size === 0) return text;
-  const ranges: [number, number][] = [];
+  const ranges: Range[] = [];
   for (let at = 0; at + ANCHOR <= text.length; at += ANCHOR) {
     const anchors = index.get(text.slice(at, at + ANCHOR));
-    if (anchors === undefined) continue;
-    let best: [number, number] | undefined;
-    for (const { secret, offset } of anchors) {
-      let start = at;
-      let end = at + ANCHOR;
-      for (let j = offset - 1; start > 0 && j >= 0 && text[start - 1] === secret[j]; j--) start--;
-      for (let j = offset + ANCHOR; end < text.length && j < secret.length && text[end] === secret[j]; j++)
-        end++;
-      if (end - start >= FRAGMENT_LENGTH && (best === undefined || end - start > best[1] - best[0])) {
-        best = [start, end];
-      }
-    }
-    if (best === undefined || !mixed(text.slice(best[0], best[1]))) continue;
+    const run = anchors === undefined ? undefined : longestRun(text, at, anchors);
+    if (run === undefined || !mixed(text.slice(run[0], run[1]))) continue;
     const last = ranges.at(-1);
-    if (last !== undefined && best[0] <= last[1]) {
-      last[0] = Math.min(last[0], best[0]);
-      last[1] = Math.max(last[1], best[1]);
-    } else ranges.push(best);
+    if (last !== undefined && run[0] <= last[1]) {
+      last[0] = Math.min(last[0], run[0]);
+      last[1] = Math.max(last[1], run[1]);
+    } else ranges.push(run);
     // The rest of this run holds no new fragment; a fragment running past it has a block after it.
-    at = Math.max(at, Math.floor(best[1] / ANCHOR) * ANCHOR - ANCHOR);
+    at = Math.max(at, Math.floor(run[1] / ANCHOR) * ANCHOR - ANCHOR);
   }
+  return replaceRanges(text, ranges);
+}
+
+/** `[start, end)` in a text, in UTF-16 units. */
+type Range = [number, number];
+
+/**
+ * The longest run of `text` around the block at `at` that is also a run of a secret holding that
+ * block, when it is at least {@link FRAGMENT_LENGTH} long.
+ */
+function longestRun(text: string, at: number, anchors: readonly Anchor[]): Range | undefined {
+  let best: Range | undefined;
+  for (const { secret, offset } of anchors) {
+    let start = at;
+    let end = at + ANCHOR;
+    for (let j = offset - 1; start > 0 && j >= 0 && text[start - 1] === secret[j]; j--) start--;
+    for (let j = offset + ANCHOR; end < text.length && j < secret.length && text[end] === secret[j]; j++) {
+      end++;
+    }
+    const longer = best === undefined || end - start > best[1] - best[0];
+    if (end - start >= FRAGMENT_LENGTH && longer) best = [start, end];
+  }
+  return best;
+}
+
+/** `text` with each of the sorted, disjoint `ranges` replaced by `[redacted]`. */
+function replaceRanges(text: string, ranges: readonly Range[]): string {
   if (ranges.length === 0) return text;
   let out = "";
   let from = 0;
