@@ -134,8 +134,11 @@ describe("runChecks", () => {
   it("redacts a secret the check printed without its prefix", async () => {
     const key = "sk-ant-api03-Qx7vR2mK9pL4tZ8wN3bH6jD1fG5sY0cVeU_aT-oI";
     const env = { PATH, ANTHROPIC_API_KEY: key };
+    // A shell parameter expansion that strips the prefix, not a template.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the step is shell, ${...} is the shell's
+    const step = "echo tail=${ANTHROPIC_API_KEY#sk-ant-}; exit 1";
     const result = await checks(scratch(), {
-      steps: ["echo tail=${ANTHROPIC_API_KEY#sk-ant-}; exit 1"],
+      steps: [step],
       env,
     });
     const tail = result.failing?.output_tail ?? "";
