@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDuration, MAX_DURATION_MS, parseDuration, readDuration } from "./duration.js";
+import { checkDuration, durationText, MAX_DURATION_MS, parseDuration, readDuration } from "./duration.js";
 import type { SettingsProblem } from "./settings-problems.js";
 
 describe("parseDuration", () => {
@@ -65,5 +65,17 @@ describe("checkDuration and readDuration", () => {
         hint: "e.g. A=7 (the default), or unset it",
       },
     ]);
+  });
+});
+
+describe("durationText", () => {
+  it("writes a duration as its flag would, so parseDuration reads it back", () => {
+    expect(durationText(600_000)).toBe("10m");
+    expect(durationText(5_400_000)).toBe("1h30m");
+    expect(durationText(90_000)).toBe("1m30s");
+    expect(durationText(2000)).toBe("2s");
+    expect(durationText(1500)).toBe("1500ms");
+    expect(durationText(0)).toBe("0ms");
+    expect(parseDuration(durationText(3_600_000))).toBe(3_600_000);
   });
 });

@@ -21,6 +21,19 @@ export function parseDuration(text: string): number | undefined {
   return ms > 0 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
+/**
+ * A duration as its flag would be written: whole hours, minutes and seconds (`10m`, `1h30m`, `90s` as
+ * `1m30s`), or ms when it is not a whole number of seconds (`1500ms`). `ms` is milliseconds, >= 0.
+ */
+export function durationText(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  if (whole === 0 || whole % 1000 !== 0) return `${whole}ms`;
+  const h = Math.floor(whole / 3_600_000);
+  const m = Math.floor((whole % 3_600_000) / 60_000);
+  const s = Math.floor((whole % 60_000) / 1000);
+  return `${h > 0 ? `${h}h` : ""}${m > 0 ? `${m}m` : ""}${s > 0 ? `${s}s` : ""}`;
+}
+
 /** Environment variables as strings (Node's `process.env`, or a Worker's string vars and secrets). */
 export type StringEnv = Readonly<Record<string, string | undefined>>;
 

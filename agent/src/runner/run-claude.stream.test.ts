@@ -95,6 +95,9 @@ describe("runClaude reading stream-json", () => {
     expect(result.stalled).toBe(true);
     expect(result.timedOut).toBe(false);
     expect(result.outcome).toMatchObject({ ok: false, reason: "stalled" });
+    expect(result.outcome.message).toMatch(
+      /^no output from the agent for 2s \(--stall-timeout\).*larger --stall-timeout$/,
+    );
     expect(result.outcome.sessionId).toBe("00000000-0000-4000-8000-0000005e55ed");
     const [agent, grandchild] = (await readFile(pidFile, "utf8")).trim().split(" ").map(Number);
     expect(isGone(agent ?? 0)).toBe(true);

@@ -102,6 +102,7 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
     if (from === "stdout") stream.push(chunk);
     input.onOutput?.(chunk, from);
   };
+  const stallTimeoutMs = input.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const run: ProcessGroupResult =
     missing === undefined
       ? await runProcessGroup({
@@ -109,7 +110,7 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
           cwd: input.cwd,
           env,
           timeoutMs: input.timeoutMs,
-          stallTimeoutMs: input.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
+          stallTimeoutMs,
           killGraceMs: input.settings.killGraceMs,
           signal: input.signal,
           onOutput,
@@ -128,7 +129,8 @@ export async function runClaude(input: RunClaudeInput): Promise<AgentRunResult> 
         };
   stream.push("\n");
   activity.stop();
-  const classified = classifyAgentRun({ ...run, secrets: [...(input.secrets ?? []), ...secretsOf(env)] });
+  const secrets = [...(input.secrets ?? []), ...secretsOf(env)];
+  const classified = classifyAgentRun({ ...run, stallTimeoutMs, secrets });
   const outcome = withStreamFacts(classified, stream);
   const progress = { ...stream.progress, turns: Math.max(stream.progress.turns ?? 0, outcome.numTurns) };
   if (input.onActivity && progress.turns > 0) reportQuietly(input.onActivity, progress);

@@ -131,6 +131,21 @@ describe("runChecks", () => {
     expect(other.failing?.output_tail).not.toContain("extra-secret-1234");
   });
 
+  it("redacts a secret the check printed without its prefix", async () => {
+    const key = "sk-ant-api03-Qx7vR2mK9pL4tZ8wN3bH6jD1fG5sY0cVeU_aT-oI";
+    const env = { PATH, ANTHROPIC_API_KEY: key };
+    // A shell parameter expansion that strips the prefix, not a template.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the step is shell, ${...} is the shell's
+    const step = "echo tail=${ANTHROPIC_API_KEY#sk-ant-}; exit 1";
+    const result = await checks(scratch(), {
+      steps: [step],
+      env,
+    });
+    const tail = result.failing?.output_tail ?? "";
+    expect(tail).toContain("tail=[redacted]");
+    expect(tail).not.toContain(key.slice(20, 36));
+  });
+
   it("records a running check in the state directory, as an agent attempt is, and removes the record", async () => {
     const dir = scratch();
     const state = scratch("whilly-state-");

@@ -1,3 +1,4 @@
+import { durationText } from "../duration.js";
 import { parseUsd } from "../money.js";
 import { dropCutFragment, redactSecrets } from "../redact/redact.js";
 import { findResultObject, type RawObject } from "./find-result.js";
@@ -101,7 +102,7 @@ function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields)
   }
   if (run.timedOut) return { reason: "timeout", message: "the agent ran out of time and was killed" };
   if (run.stalled) {
-    return { reason: "stalled", message: "the agent printed nothing for the stall timeout and was killed" };
+    return { reason: "stalled", message: stallMessage(run.stallTimeoutMs) };
   }
   if (run.aborted)
     return { reason: "aborted", message: "the agent was stopped because the worker is shutting down" };
@@ -113,6 +114,18 @@ function judge(run: AgentRunReport, json: RawObject | undefined, fields: Fields)
   }
   if (json === undefined) return judgeWithoutJson(run);
   return judgeResult(run, json, fields);
+}
+
+/**
+ * Names the stall timeout used and the usual cause: one tool call (a long test suite) that prints
+ * nothing until it ends.
+ */
+function stallMessage(stallTimeoutMs: number | undefined): string {
+  const span = stallTimeoutMs === undefined ? "the stall timeout" : durationText(stallTimeoutMs);
+  return (
+    `no output from the agent for ${span} (--stall-timeout), so it was killed; ` +
+    "a tool call that runs longer without printing (a long test suite) needs a larger --stall-timeout"
+  );
 }
 
 /** A provider limit, for failed runs only (see {@link providerLimit}). */

@@ -17,6 +17,8 @@ export type AgentRunReport = {
   readonly timedOut: boolean;
   /** The runner killed the process because it printed nothing on stdout for the stall timeout. */
   readonly stalled?: boolean;
+  /** The stall timeout the runner used, ms: the stall message names it. */
+  readonly stallTimeoutMs?: number;
   /** The runner killed the process because its caller aborted (worker shutdown). */
   readonly aborted?: boolean;
   /** Set when the process could not be started (e.g. `code: "ENOENT"` for a missing binary). */

@@ -58,4 +58,21 @@ describe("streamTranscript", () => {
     expect(outcome.outputTail).toContain('[tool Bash] {"command":"npm test"}');
     expect(outcome.outputTail).not.toContain('"type"');
   });
+
+  it("names the stall timeout the runner used and what usually needs a larger one", () => {
+    const report = {
+      exitCode: null,
+      signal: "SIGKILL",
+      stdout: STREAM,
+      stderr: "",
+      timedOut: false,
+      stalled: true,
+    };
+    expect(classifyAgentRun({ ...report, stallTimeoutMs: 600_000 }).message).toBe(
+      "no output from the agent for 10m (--stall-timeout), so it was killed; a tool call that runs longer " +
+        "without printing (a long test suite) needs a larger --stall-timeout",
+    );
+    expect(classifyAgentRun({ ...report, stallTimeoutMs: 5_400_000 }).message).toContain("for 1h30m (");
+    expect(classifyAgentRun({ ...report, stallTimeoutMs: 1500 }).message).toContain("for 1500ms (");
+  });
 });

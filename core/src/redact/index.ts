@@ -1,3 +1,9 @@
+export {
+  FRAGMENT_LENGTH,
+  FRAGMENT_MIN_SECRET_LENGTH,
+  redactFragments,
+  strippedRemainders,
+} from "./fragments.js";
 export { REDACTED, SECRET_SHAPES, type SecretShape } from "./patterns.js";
 export {
   dropCutFragment,

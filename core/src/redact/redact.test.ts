@@ -49,6 +49,54 @@ describe("redactSecrets", () => {
   });
 });
 
+describe("fragments of known secrets", () => {
+  const key = "sk-ant-api03-Qx7vR2mK9pL4tZ8wN3bH6jD1fG5sY0cVeU_aT-oI";
+  const random = "Zq8wX3vB7nM2kL5pR9tY4uE6iO1aS0dFgH";
+  const leftOf = (text: string, secret: string) =>
+    Array.from({ length: secret.length - 15 }, (_, i) => secret.slice(i, i + 16)).filter((f) =>
+      text.includes(f),
+    );
+
+  it("hides a key printed without its well-known prefix", () => {
+    const out = redactSecrets(`tail=${key.slice("sk-ant-".length)}\n`, [key]);
+    expect(out).toBe("tail=[redacted]\n");
+    expect(redactSecrets(`t=${key.slice("sk-ant-api03-".length)}.`, [key])).toBe("t=[redacted].");
+  });
+
+  it("hides a prefix, a middle and a suffix of 16 characters or more", () => {
+    const text = `a ${random.slice(0, 17)} b ${random.slice(5, 22)} c ${random.slice(-16)} d`;
+    const out = redactSecrets(text, [random]);
+    expect(out).toBe("a [redacted] b [redacted] c [redacted] d");
+    expect(leftOf(out, random)).toEqual([]);
+    expect(redactSecrets(out, [random])).toBe(out);
+  });
+
+  it("hides a fragment glued to other text, and only the fragment", () => {
+    expect(redactSecrets(`x=${random.slice(3, 25)}ZZZ!`, [random])).toBe("x=[redacted]ZZZ!");
+  });
+
+  it("hides fragments in megabytes of output, wherever they fall", () => {
+    const noise = "ordinary log line 0123456789 abcdefghijklmnop\n".repeat(40_000);
+    const out = redactSecrets(`${noise}${random.slice(1, 18)}\n${noise}${key.slice(9)}`, [random, key]);
+    expect(leftOf(out, random)).toEqual([]);
+    expect(leftOf(out, key)).toEqual([]);
+    expect(out.length).toBe(noise.length * 2 + "[redacted]\n[redacted]".length);
+  });
+
+  it("keeps secrets under 20 characters redacted exactly, their fragments kept", () => {
+    const short = "Ab3dEf6hIj9lMn2pQr"; // 18 characters
+    expect(redactSecrets(`${short} ${short.slice(0, 16)}`, [short])).toBe(`[redacted] ${short.slice(0, 16)}`);
+  });
+
+  it("leaves ordinary text alone: short runs, one-class runs, and values that are paths or URLs", () => {
+    const path = "/home/runner/work/whilly2/keys/deploy_key_2024";
+    const words = "correct-horse-battery-staple-forever";
+    const text = `ran ${random.slice(0, 15)} in /home/runner/work/whilly2/src; correct-horse-battery ok`;
+    expect(redactSecrets(text, [random, path, words])).toBe(text);
+    expect(redactSecrets(`cat ${path}`, [path])).toBe("cat [redacted]");
+  });
+});
+
 describe("redactJson", () => {
   it("redacts every string of a detail, keys untouched", () => {
     const detail = { output_tail: `x ${SAMPLE_SECRETS.gitlab}`, nested: [SAMPLE_SECRETS.aws], n: 1 };

@@ -1,3 +1,4 @@
+import { redactFragments, strippedRemainders } from "./fragments.js";
 import { REDACTED, SECRET_SHAPES } from "./patterns.js";
 
 /**
@@ -14,7 +15,9 @@ const PEM_BEGIN = /-----BEGIN[ A-Z0-9]*PRIVATE KEY/;
 
 /**
  * Hides credentials in `text`: every value in `known` of at least {@link MIN_SECRET_LENGTH}
- * characters (longest first, so a secret containing another is hidden whole), then every well-known
+ * characters (longest first, so a secret containing another is hidden whole), and for values of 20
+ * characters or more also what is left once a well-known prefix is stripped (`${KEY#sk-ant-}`) and
+ * every run of 16 of their characters or more ({@link redactFragments}: a cut, a substring); then every well-known
  * token shape ({@link SECRET_SHAPES}: GitHub, GitLab, AWS, Slack, OpenAI, Anthropic, JWTs, private key
  * blocks, URL passwords, bearer headers, `name=value` assignments of keys, tokens and passwords).
  * A private key whose BEGIN line was cut off (text that starts inside the block) is hidden from the start.
@@ -26,6 +29,11 @@ export function redactSecrets(text: string, known: readonly string[] = []): stri
   values.sort((a, b) => b.length - a.length);
   for (const value of values) {
     if (out.includes(value)) out = out.split(value).join(REDACTED);
+  }
+  // Fragments before remainders, so a remainder inside a longer fragment leaves no piece beside it.
+  out = redactFragments(out, known);
+  for (const rest of values.flatMap(strippedRemainders)) {
+    if (rest.length >= MIN_SECRET_LENGTH && out.includes(rest)) out = out.split(rest).join(REDACTED);
   }
   const end = PEM_END.exec(out);
   if (end !== null && !PEM_BEGIN.test(out.slice(0, end.index))) {
