@@ -101,6 +101,15 @@ describe("createTaskAttempt", () => {
     expect(unchecked.detail.manual_steps).toEqual(["manual: look at the page"]);
   });
 
+  it("fails an agent cut short by a timeout or a stall, even when its checks pass", async () => {
+    for (const reason of ["timeout", "stalled"]) {
+      const { run } = await pipeline(() => ({ ok: false, reason, files: { "a.txt": "a" } }));
+      const result = await run(taskPayload("A", { test_steps: ["test -f a.txt"] }));
+      expect(result).toMatchObject({ ok: false, reason });
+      expect(result.failure).toMatchObject({ reason });
+    }
+  });
+
   it("fails with the agent's reason when nothing can be checked and the agent failed", async () => {
     const { run } = await pipeline(() => ({ ok: false, reason: "max_turns" }));
     const result = await run(taskPayload("T", { test_steps: ["no-such-checker-xyz"] }));

@@ -16,15 +16,30 @@ export type Verdict =
   | { readonly ok: false; readonly reason: string; readonly failure: ReportedFailure };
 
 /**
- * whilly's rule for DONE (docs/verification.md): when a check ran, the checks decide (every one that
- * ran passed → `passed`; one failed → `verification_failed` with its step, exit code and output tail),
- * whatever the agent said; when none was runnable, the agent's word decides and a DONE is `unverified`.
+ * Agent endings that cut its work short: the per-task limit, the stall timeout, a signal, a failed
+ * start. Checks that pass on half-done work prove little, so these fail the attempt whatever the
+ * checks say (docs/verification.md).
+ */
+export const CUT_SHORT_REASONS: ReadonlySet<string> = new Set([
+  "timeout",
+  "stalled",
+  "killed",
+  "spawn_failed",
+]);
+
+/**
+ * whilly's rule for DONE (docs/verification.md): an agent cut short ({@link CUT_SHORT_REASONS}) fails
+ * with its own reason; otherwise, when a check ran, the checks decide (every one that ran passed →
+ * `passed`; one failed → `verification_failed` with its step, exit code and output tail), whatever the
+ * agent said (its marker, a turn limit, a denied tool); when none was runnable, the agent's word
+ * decides and a DONE is `unverified`.
  */
 export function decide(agent: AgentAttempt, checks: ChecksResult): Verdict {
   const manual = checks.manualSteps.length > 0 ? { manual_steps: checks.manualSteps } : {};
   const session = agent.sessionId === undefined ? {} : { session_id: agent.sessionId };
-  if (checks.status === "passed") return { ok: true, verification: "passed" };
-  if (checks.status === "failed" && checks.failing !== undefined) {
+  const cutShort = !agent.ok && CUT_SHORT_REASONS.has(agent.reason ?? "");
+  if (checks.status === "passed" && !cutShort) return { ok: true, verification: "passed" };
+  if (checks.status === "failed" && checks.failing !== undefined && !cutShort) {
     const reason = WHILLY_FAILURE_REASONS.verificationFailed;
     const { step, exit_code, output_tail } = checks.failing;
     return { ok: false, reason, failure: { reason, step, exit_code, output_tail, ...session, ...manual } };
