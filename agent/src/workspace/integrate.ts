@@ -1,7 +1,8 @@
 import { outputTail } from "@whilly/core";
 import type { GitRunner } from "./git.js";
 import { recordSetupPaths, setupPaths } from "./leftovers.js";
-import { dropWorktree, isWorktreeAt } from "./repo.js";
+import { branchTip, dropWorktree, isWorktreeAt } from "./repo.js";
+import { movedBranchMessage, recordedTip, recordTip, tipRef } from "./tip.js";
 
 /** A failed step on the integration worktree: a setup or verify command, or a git command. */
 export type IntegrationStepFailure = {
@@ -52,7 +53,10 @@ export type IntegrationTarget = {
  * Merges `branch` into the integration branch (`git merge --no-ff`) in the detached integration
  * worktree, runs `check` on the result, and moves the branch (`git update-ref <new> <old>`) only when
  * both worked; otherwise the worktree goes back to the pre-merge commit and the branch never moved.
- * The caller serializes calls.
+ * The merge builds on whilly's recorded tip (`refs/whilly/tips/<branch>`, see `tipRef`), which another
+ * whilly process's merge moves too; a branch that no longer points there was moved outside whilly and
+ * is refused (`integration_failed`, step `check integration branch`), never merged onto.
+ * The caller serializes calls, across processes too.
  * @throws ConfigurationError when git fails outside the merge itself.
  */
 export async function integrateBranch(
@@ -62,9 +66,32 @@ export async function integrateBranch(
   options: IntegrateOptions,
 ): Promise<IntegrationResult> {
   const { git, dir } = target;
-  const before = (
-    await git.ok(target.top, ["rev-parse", "--verify", `refs/heads/${target.integration}`])
-  ).trim();
+  const current = await branchTip(git, target.top, target.integration);
+  if (current === undefined) {
+    const step = "check integration branch";
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step,
+      exit_code: null,
+      output_tail: `the integration branch ${target.integration} is gone`,
+    };
+  }
+  let before = await recordedTip(git, target.top, target.integration);
+  if (before === undefined) {
+    await recordTip(git, target.top, target.integration, current);
+    before = current;
+  }
+  if (current !== before) {
+    const output_tail = movedBranchMessage(target.integration, current, before);
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step: "check integration branch",
+      exit_code: null,
+      output_tail,
+    };
+  }
   const made = await openIntegrationWorktree(target, before, options);
   if (made !== undefined) return { ok: false, reason: "integration_failed", ...made };
   await git.ok(dir, ["reset", "-q", "--hard", before]);
@@ -111,7 +138,19 @@ export async function integrateBranch(
       reason: "integration_failed",
       step: `git update-ref refs/heads/${target.integration}`,
       exit_code: moved.code,
-      output_tail: outputTail(moved.stderr),
+      output_tail: outputTail(
+        `the integration branch moved while merging (outside whilly's lock): ${moved.stderr}`,
+      ),
+    };
+  }
+  const recorded = await git.run(target.top, ["update-ref", tipRef(target.integration), after, before]);
+  if (recorded.code !== 0) {
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step: `git update-ref ${tipRef(target.integration)}`,
+      exit_code: recorded.code,
+      output_tail: outputTail(recorded.stderr),
     };
   }
   return { ok: true, commit: after, merged: true };

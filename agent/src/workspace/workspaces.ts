@@ -1,9 +1,11 @@
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigurationError } from "@whilly/core";
 import { type FinishResult, takeWork } from "./finish.js";
-import { gitRunner } from "./git.js";
+import { type GitRunner, gitRunner } from "./git.js";
 import { type IntegrateOptions, type IntegrationResult, integrateBranch } from "./integrate.js";
 import { commitLeftovers, recordSetupPaths } from "./leftovers.js";
+import { withFileLock } from "./lock.js";
 import { createMutex } from "./mutex.js";
 import {
   branchTip,
@@ -17,6 +19,7 @@ import {
   startCommit,
 } from "./repo.js";
 import { slugOf } from "./slug.js";
+import { markPlan, movedBranchError, planMark, planMarkKey, recordedTip, recordTip, tipRef } from "./tip.js";
 
 /** The task fields a workspace needs. */
 export type WorkspaceTask = { readonly id: string; readonly description: string };
@@ -28,6 +31,8 @@ export type WorkspacesOptions = {
   readonly planId: string;
   /** The integration branch; default `whilly/<plan-slug>`. */
   readonly branch?: string | undefined;
+  /** How often a merge waiting for another whilly process's merge looks again, ms; default 50. */
+  readonly lockPollMs?: number | undefined;
   /** The environment of every git command; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 };
@@ -103,10 +108,12 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   await checkIntegrationBranch(git, top, integration, userBranch);
   const tip = await branchTip(git, top, integration);
   const resumed = tip !== undefined;
-  if (tip === undefined) await git.ok(top, ["branch", integration, start]);
-  else if (tip !== start && (await git.run(top, ["merge-base", "--is-ancestor", tip, start])).code === 0) {
-    // The user took the earlier run's work and went on: new tasks start from where they are now.
-    await git.ok(top, ["update-ref", `refs/heads/${integration}`, start, tip]);
+  if (tip === undefined) {
+    await git.ok(top, ["branch", integration, start]);
+    await markPlan(git, top, integration, options.planId);
+    await recordTip(git, top, integration, start);
+  } else {
+    await resumeIntegrationBranch(git, top, integration, options.planId, tip, start);
   }
   await excludeWhillyDir(git, top);
   const commit = await commitArgs(git, top);
@@ -116,6 +123,13 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   const merges = createMutex();
   const root = join(top, ".whilly", "worktrees", planSlug);
   const integrationDir = join(root, "_integration");
+  // Two `whilly run` processes on one plan share the merge worktree and the branch: merges take turns.
+  const lockFile = join(root, "_integration.lock");
+  const crossProcess = <T>(section: () => Promise<T>) =>
+    merges(async () => {
+      await mkdir(root, { recursive: true });
+      return withFileLock(lockFile, section, options.lockPollMs);
+    });
   const kept = (task: WorkspaceTask): KeptWorkspace => {
     const slug = slugOf(task.id);
     return { dir: join(root, slug), branch: `whilly-tasks/${planSlug}/${slug}` };
@@ -131,11 +145,12 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
       admin(async () => {
         const { dir, branch } = kept(task);
         if (reuse && (await isWorktreeAt(git, dir, "any"))) {
-          const base = await git.ok(dir, ["merge-base", "HEAD", `refs/heads/${integration}`]);
+          const base = await git.ok(dir, ["merge-base", "HEAD", tipRef(integration)]);
           return { dir, branch, base: base.trim(), reused: true };
         }
         await dropWorktree(git, top, dir);
-        const base = await branchTip(git, top, integration);
+        // whilly's recorded tip, not the branch: one moved behind whilly's back holds no DONE work for sure.
+        const base = (await recordedTip(git, top, integration)) ?? (await branchTip(git, top, integration));
         if (base === undefined) throw new ConfigurationError(`the integration branch ${integration} is gone`);
         await git.ok(top, ["worktree", "add", "-q", "-B", branch, dir, base]);
         return { dir, branch, base, reused: false };
@@ -152,7 +167,7 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
       return sha;
     },
     integrate: (task, integrateOptions = {}) =>
-      merges(() =>
+      crossProcess(() =>
         integrateBranch(
           { git, top, dir: integrationDir, integration, commitArgs: commit },
           task,
@@ -163,11 +178,52 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
     keptPaths: kept,
     finish: () =>
-      merges(() =>
+      crossProcess(() =>
         admin(async () => {
           await dropWorktree(git, top, integrationDir);
           return takeWork({ git, top, integration, start, userBranch });
         }),
       ),
   };
+}
+
+/**
+ * Checks an existing integration branch before a run builds on it: only the branch whilly made for
+ * this plan (marked `branch.<name>.whillyPlan`) is resumed, and only when it still holds whilly's
+ * recorded tip (or went on from it). When the user took the earlier run's work and went on, it moves up
+ * to the start commit.
+ * @throws ConfigurationError naming `--branch` when the branch is not this plan's, or was moved back.
+ */
+async function resumeIntegrationBranch(
+  git: GitRunner,
+  top: string,
+  integration: string,
+  planId: string,
+  tip: string,
+  start: string,
+): Promise<void> {
+  const mark = await planMark(git, top, integration);
+  if (mark !== planId) {
+    const whose =
+      mark === undefined ? "was not made by whilly" : `is whilly's branch of another plan (${mark})`;
+    throw new ConfigurationError(
+      `--branch '${integration}' already exists and ${whose}: whilly would build on it and fast-forward your branch to it`,
+      {
+        hint: `name a new branch with --branch (whilly creates it), or, to use this one anyway: git config ${planMarkKey(integration)} '${planId}'`,
+      },
+    );
+  }
+  const recorded = await recordedTip(git, top, integration);
+  const isAncestor = async (a: string, b: string) =>
+    (await git.run(top, ["merge-base", "--is-ancestor", a, b])).code === 0;
+  if (recorded !== undefined && recorded !== tip && !(await isAncestor(recorded, tip))) {
+    throw movedBranchError(integration, tip, recorded);
+  }
+  let now = tip;
+  if (tip !== start && (await isAncestor(tip, start))) {
+    // The user took the earlier run's work and went on: new tasks start from where they are now.
+    await git.ok(top, ["update-ref", `refs/heads/${integration}`, start, tip]);
+    now = start;
+  }
+  await recordTip(git, top, integration, now);
 }
