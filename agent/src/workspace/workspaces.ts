@@ -4,7 +4,7 @@ import { ConfigurationError } from "@whilly/core";
 import { type FinishResult, takeWork } from "./finish.js";
 import { type GitRunner, gitRunner } from "./git.js";
 import { type IntegrateOptions, type IntegrationResult, integrateBranch } from "./integrate.js";
-import { commitLeftovers, recordSetupPaths } from "./leftovers.js";
+import { commitLeftovers, type LeftoversResult, recordSetupPaths } from "./leftovers.js";
 import { withFileLock } from "./lock.js";
 import { createMutex } from "./mutex.js";
 import {
@@ -31,6 +31,8 @@ export type WorkspacesOptions = {
   readonly planId: string;
   /** The integration branch; default `whilly/<plan-slug>`. */
   readonly branch?: string | undefined;
+  /** The largest file a task's commit takes, bytes; larger ones are left out and reported. Default 50 MiB. */
+  readonly maxFileBytes?: number | undefined;
   /** How often a merge waiting for another whilly process's merge looks again, ms; default 50. */
   readonly lockPollMs?: number | undefined;
   /** The environment of every git command; default `process.env`. */
@@ -72,10 +74,11 @@ export type Workspaces = {
   /** Records what the setup command made in `dir`, so {@link Workspaces.commitLeftovers} leaves it out. */
   recordSetup(dir: string): Promise<readonly string[]>;
   /**
-   * Commits what the agent left in `dir`; the new commit, or `undefined` when nothing was left. The
+   * Commits what the agent left in `dir` (setup's unchanged files and files over `maxFileBytes` left
+   * out): the new commit (`undefined` when nothing was left) and the files left out for size. The
    * task's branch is moved to the worktree's HEAD, should the agent have switched branches.
    */
-  commitLeftovers(dir: string, task: WorkspaceTask): Promise<string | undefined>;
+  commitLeftovers(dir: string, task: WorkspaceTask): Promise<LeftoversResult>;
   /** Merges the task's branch into the integration branch, one task at a time (see `integrateBranch`). */
   integrate(task: WorkspaceTask, options?: IntegrateOptions): Promise<IntegrationResult>;
   /** Removes the task's worktree (DONE); its branch is kept. */
@@ -157,14 +160,14 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
       }),
     recordSetup: (dir) => recordSetupPaths(git, dir),
     commitLeftovers: async (dir, task) => {
-      const sha = await commitLeftovers(git, dir, commit, task);
+      const result = await commitLeftovers(git, dir, commit, task, options.maxFileBytes);
       // An agent that switched to a branch of its own (or detached HEAD) left its work there: the task's
       // branch, which is what gets merged, follows the worktree's HEAD.
       const head = (await git.ok(dir, ["rev-parse", "HEAD"])).trim();
       const branch = kept(task).branch;
       if ((await branchTip(git, top, branch)) !== head)
         await git.ok(top, ["update-ref", `refs/heads/${branch}`, head]);
-      return sha;
+      return result;
     },
     integrate: (task, integrateOptions = {}) =>
       crossProcess(() =>
