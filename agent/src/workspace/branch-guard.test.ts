@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { gitIn, isolatedGitEnv, makeGitRepo, removeScratch } from "./testing/git-repo.js";
+import { gitIn, isolatedGitEnv, makeGitRepo, removeScratch, scratch } from "./testing/git-repo.js";
 import { openWorkspaces } from "./workspaces.js";
 
 afterAll(removeScratch);
@@ -80,5 +80,58 @@ describe("the integration branch whilly wrote", () => {
     writeFileSync(join(a.dir, "a.txt"), "A\n");
     await ws.commitLeftovers(a.dir, task("A"));
     expect((await ws.integrate(task("A"))).ok).toBe(true);
+  });
+});
+
+describe("--branch", () => {
+  it("refuses a branch checked out in another worktree, naming it", async () => {
+    const repo = makeGitRepo(env);
+    git(repo, "branch", "feature");
+    const other = join(scratch(), "other");
+    git(repo, "worktree", "add", "-q", other, "feature");
+    const opening = openWorkspaces({ repoDir: repo, planId: "p", branch: "feature", env });
+    await expect(opening).rejects.toThrow(/--branch 'feature' is checked out in the worktree/);
+    await expect(opening).rejects.toMatchObject({ hint: expect.stringContaining("switch --detach") });
+  });
+
+  it("refuses an existing branch whilly did not make for this plan, and resumes its own", async () => {
+    const repo = makeGitRepo(env);
+    git(repo, "branch", "feature");
+    await expect(openWorkspaces({ repoDir: repo, planId: "p", branch: "feature", env })).rejects.toThrow(
+      /--branch 'feature' already exists and was not made by whilly/,
+    );
+    const first = await openWorkspaces({ repoDir: repo, planId: "p", branch: "mine", env });
+    expect(first.resumed).toBe(false);
+    expect(git(repo, "config", "branch.mine.whillyPlan")).toBe("p");
+    expect((await openWorkspaces({ repoDir: repo, planId: "p", branch: "mine", env })).resumed).toBe(true);
+    await expect(openWorkspaces({ repoDir: repo, planId: "q", branch: "mine", env })).rejects.toThrow(
+      /another plan \(p\)/,
+    );
+  });
+
+  it("refuses a resumed branch moved back behind whilly's tip", async () => {
+    const repo = makeGitRepo(env);
+    const root = git(repo, "rev-parse", "HEAD");
+    const ws = await openWorkspaces({ repoDir: repo, planId: "p", env });
+    const a = await ws.prepare(task("A"), { reuse: false });
+    writeFileSync(join(a.dir, "a.txt"), "A\n");
+    await ws.commitLeftovers(a.dir, task("A"));
+    expect((await ws.integrate(task("A"))).ok).toBe(true);
+    git(repo, "branch", "-f", ws.integrationBranch, root);
+    await expect(openWorkspaces({ repoDir: repo, planId: "p", env })).rejects.toThrow(/moved outside whilly/);
+  });
+
+  it.each([
+    ["@", /not a valid git branch name/],
+    ["@{-1}", /not a valid git branch name/],
+    ["-x", /not a valid git branch name/],
+    ["refs/heads/x", /full ref name.*|--branch x/],
+    ["whilly-tasks/p/a", /under whilly-tasks\//],
+    ["a..b", /not a valid git branch name/],
+  ])("refuses --branch %s with the fix", async (branch, message) => {
+    const repo = makeGitRepo(env);
+    const opening = openWorkspaces({ repoDir: repo, planId: "p", branch, env });
+    await expect(opening).rejects.toThrow(message);
+    await expect(opening).rejects.toThrow(/--branch/);
   });
 });
