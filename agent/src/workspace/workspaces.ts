@@ -20,6 +20,7 @@ import {
 } from "./repo.js";
 import { slugOf } from "./slug.js";
 import { markPlan, movedBranchError, planMark, planMarkKey, recordedTip, recordTip, tipRef } from "./tip.js";
+import { changedPaths, userTreeState } from "./user-tree.js";
 
 /** The task fields a workspace needs. */
 export type WorkspaceTask = { readonly id: string; readonly description: string };
@@ -85,7 +86,10 @@ export type Workspaces = {
   remove(task: WorkspaceTask): Promise<void>;
   /** Where a task's worktree and branch are (kept for a FAILED task, to be printed). */
   keptPaths(task: WorkspaceTask): KeptWorkspace;
-  /** Removes the integration worktree and fast-forwards the user's branch, or says how to. */
+  /**
+   * Removes the integration worktree and fast-forwards the user's branch, or says how to; reports what
+   * changed in the user's own working tree since the open (`userTreeChanged`).
+   */
   finish(): Promise<FinishResult>;
 };
 
@@ -119,6 +123,7 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
     await resumeIntegrationBranch(git, top, integration, options.planId, tip, start);
   }
   await excludeWhillyDir(git, top);
+  const userTreeAtOpen = await userTreeState(git, top);
   const commit = await commitArgs(git, top);
   // Worktrees are added and removed one at a time, and merges go one at a time, but a merge's checks
   // (minutes, maybe) never hold up another task's new worktree.
@@ -184,7 +189,8 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
       crossProcess(() =>
         admin(async () => {
           await dropWorktree(git, top, integrationDir);
-          return takeWork({ git, top, integration, start, userBranch });
+          const userTreeChanged = changedPaths(userTreeAtOpen, await userTreeState(git, top));
+          return { ...(await takeWork({ git, top, integration, start, userBranch })), userTreeChanged };
         }),
       ),
   };
