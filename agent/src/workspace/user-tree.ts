@@ -21,7 +21,7 @@ export async function userTreeState(git: GitRunner, top: string): Promise<UserTr
   const hashes = new Map<string, string>();
   if (files.length > 0) {
     const lines = (await git.ok(top, ["hash-object", "--stdin-paths"], `${files.join("\n")}\n`)).split("\n");
-    files.forEach((p, i) => hashes.set(p, lines[i] ?? ""));
+    for (const [i, p] of files.entries()) hashes.set(p, lines[i] ?? "");
   }
   return new Map(entries.map((e) => [e.path, `${e.status} ${hashes.get(e.path) ?? "-"}`]));
 }
