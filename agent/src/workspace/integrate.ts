@@ -1,3 +1,5 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { outputTail } from "@whilly/core";
 import type { GitRunner } from "./git.js";
 import { recordSetupPaths, setupPaths } from "./leftovers.js";
@@ -98,6 +100,7 @@ export async function integrateBranch(
   // What the setup command made stays; what earlier checks left would get in the merge's way.
   const kept = (await setupPaths(git, dir)).flatMap((path) => ["-e", `/${path}`]);
   await git.ok(dir, ["clean", "-fdq", ...kept]);
+  await dropUntrackedTheMergeBrings(git, dir, branch);
 
   const merge = await git.run(dir, [
     ...target.commitArgs,
@@ -172,4 +175,19 @@ async function openIntegrationWorktree(
   if (failed !== undefined) await dropWorktree(target.git, target.top, target.dir);
   else await recordSetupPaths(target.git, target.dir);
   return failed;
+}
+
+/**
+ * Removes untracked files in `dir` (made by the setup command) that `branch` tracks: a task that wrote
+ * its work into a file setup makes commits it, and git would refuse to merge over the untracked copy.
+ */
+async function dropUntrackedTheMergeBrings(git: GitRunner, dir: string, branch: string): Promise<void> {
+  const untracked = (await git.ok(dir, ["ls-files", "--others", "--exclude-standard", "-z"]))
+    .split("\0")
+    .filter((p) => p !== "");
+  if (untracked.length === 0) return;
+  const tracked = new Set(
+    (await git.ok(dir, ["ls-tree", "-r", "--name-only", "-z", `refs/heads/${branch}`])).split("\0"),
+  );
+  for (const path of untracked) if (tracked.has(path)) rmSync(join(dir, path), { force: true });
 }
