@@ -221,6 +221,7 @@ describe("finish", () => {
       fastForwarded: true,
       branch: "main",
       commit: git(repo, "rev-parse", ws.integrationBranch),
+      userTreeChanged: [],
     });
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("A\n");
     expect(git(repo, "worktree", "list", "--porcelain")).not.toContain("_integration");
@@ -279,6 +280,7 @@ describe("finish", () => {
       fastForwarded: false,
       command: "git merge --ff-only whilly/p",
       why: "HEAD was detached when the run started",
+      userTreeChanged: [],
     });
   });
 
