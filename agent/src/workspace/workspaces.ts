@@ -113,26 +113,34 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   const planSlug = slugOf(options.planId);
   const integration = options.branch ?? `whilly/${planSlug}`;
   await checkIntegrationBranch(git, top, integration, userBranch);
-  const tip = await branchTip(git, top, integration);
-  const resumed = tip !== undefined;
-  if (tip === undefined) {
-    await git.ok(top, ["branch", integration, start]);
-    await markPlan(git, top, integration, options.planId);
-    await recordTip(git, top, integration, start);
-  } else {
-    await resumeIntegrationBranch(git, top, integration, options.planId, tip, start);
-  }
   await excludeWhillyDir(git, top);
+  const root = join(top, ".whilly", "worktrees", planSlug);
+  // Two `whilly run` processes on one plan share the merge worktree and the branch: merges take turns.
+  const lockFile = join(root, "_integration.lock");
+  await mkdir(root, { recursive: true });
+  // Under the lock: another process's merge moves the branch and whilly's tip one after the other.
+  const resumed = await withFileLock(
+    lockFile,
+    async () => {
+      const tip = await branchTip(git, top, integration);
+      if (tip === undefined) {
+        await git.ok(top, ["branch", integration, start]);
+        await markPlan(git, top, integration, options.planId);
+        await recordTip(git, top, integration, start);
+        return false;
+      }
+      await resumeIntegrationBranch(git, top, integration, options.planId, tip, start);
+      return true;
+    },
+    options.lockPollMs,
+  );
   const userTreeAtOpen = await userTreeState(git, top);
   const commit = await commitArgs(git, top);
   // Worktrees are added and removed one at a time, and merges go one at a time, but a merge's checks
   // (minutes, maybe) never hold up another task's new worktree.
   const admin = createMutex();
   const merges = createMutex();
-  const root = join(top, ".whilly", "worktrees", planSlug);
   const integrationDir = join(root, "_integration");
-  // Two `whilly run` processes on one plan share the merge worktree and the branch: merges take turns.
-  const lockFile = join(root, "_integration.lock");
   const crossProcess = <T>(section: () => Promise<T>) =>
     merges(async () => {
       await mkdir(root, { recursive: true });
