@@ -207,6 +207,34 @@ describe("createTaskAttempt", () => {
     expect(git(repo, "ls-tree", "-r", "--name-only", ws.integrationBranch)).toBe("README.md\nwork.txt");
   });
 
+  it("merges the work an agent wrote into a file the setup command made, which the check saw", async () => {
+    const { repo, ws, run } = await pipeline(() => ({ files: { "config.local": "the work\n" } }), {
+      setup: "echo placeholder > config.local",
+    });
+    const result = await run(taskPayload("T", { test_steps: ["grep -q work config.local"] }));
+    expect(result).toMatchObject({ ok: true, verification: "passed" });
+    expect(git(repo, "show", `${ws.integrationBranch}:config.local`)).toBe("the work");
+  });
+
+  it("leaves a file over the size limit out of the commit and names it in the attempt's detail", async () => {
+    const repo = makeGitRepo(env);
+    const ws = await openWorkspaces({ repoDir: repo, planId: "p", env, maxFileBytes: 10 });
+    const agent = fakeAgent(() => ({ files: { "big.txt": "x".repeat(11), "ok.txt": "ok" } }));
+    const attempt = createTaskAttempt({
+      workspaces: ws,
+      runAgent: agent.run,
+      verifyTimeoutMs: 10_000,
+      killGraceMs: 100,
+      env,
+      workerId: "w1",
+    });
+    const task = taskPayload("T", { test_steps: ["test -f ok.txt"] });
+    const result = await attempt({ task, plan: plan(), signal: new AbortController().signal });
+    expect(result).toMatchObject({ ok: true });
+    expect(result.detail.left_out_too_large).toEqual([{ path: "big.txt", bytes: 11 }]);
+    expect(git(repo, "ls-tree", "--name-only", ws.integrationBranch)).toBe("README.md\nok.txt");
+  });
+
   it("sets the merge worktree up once, and what setup made there survives later merges", async () => {
     const { repo, run } = await pipeline((task) => ({ files: { [`${task.id}.txt`]: task.id } }), {
       setup: "mkdir -p deps && echo lib > deps/lib.txt && echo x >> ../setup-runs",

@@ -103,10 +103,14 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   const { task, signal, shell } = run;
   const ws = run.options.workspaces;
   const judged = (extra: JsonObject, outcome: Outcome) =>
-    attemptOf(agent, { ...outcome, extra: { ...place.detail, ...extra, ...outcome.extra } });
+    attemptOf(agent, { ...outcome, extra: { ...place.detail, ...leftOut, ...extra, ...outcome.extra } });
+  let leftOut: JsonObject = {};
   if (ws !== undefined) {
     try {
-      await ws.commitLeftovers(place.dir, task);
+      const { tooLarge } = await ws.commitLeftovers(place.dir, task);
+      // Too large to commit: the summary says so, since checks in the worktree still saw them.
+      if (tooLarge.length > 0)
+        leftOut = { left_out_too_large: tooLarge.map((f) => ({ path: f.path, bytes: f.bytes })) };
     } catch (error) {
       const { integrationFailed } = WHILLY_FAILURE_REASONS;
       return judged({}, failed(stepFailure(integrationFailed, "git commit", null, messageOf(error), agent)));

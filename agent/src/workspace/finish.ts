@@ -4,8 +4,17 @@ import type { GitRunner } from "./git.js";
  * How a run's work reached the user: their branch was fast-forwarded to the integration branch, or it
  * was left alone and `command` (run in the repository) takes the work; `command` is `undefined` when
  * the branch already holds all of it. `why` says, in words, why nothing was fast-forwarded.
+ * `userTreeChanged` lists the paths of the user's own working tree (relative to the repository, sorted)
+ * whose `git status` entry or content changed during the run, before any fast-forward: something (an
+ * agent, a check, the user) wrote outside the worktrees. Gitignored paths are not seen.
  */
-export type FinishResult =
+export type FinishResult = (
+  | { readonly fastForwarded: true; readonly branch: string; readonly commit: string }
+  | { readonly fastForwarded: false; readonly command: string | undefined; readonly why: string }
+) & { readonly userTreeChanged: readonly string[] };
+
+/** {@link FinishResult} without `userTreeChanged`, which the caller adds. */
+export type TakeWorkResult =
   | { readonly fastForwarded: true; readonly branch: string; readonly commit: string }
   | { readonly fastForwarded: false; readonly command: string | undefined; readonly why: string };
 
@@ -26,7 +35,7 @@ export type FinishTarget = {
  * otherwise touches nothing and returns the one git command that takes the work.
  * @throws ConfigurationError when git fails reading the repository.
  */
-export async function takeWork(target: FinishTarget): Promise<FinishResult> {
+export async function takeWork(target: FinishTarget): Promise<TakeWorkResult> {
   const { git, top, integration } = target;
   const tip = (await git.ok(top, ["rev-parse", "--verify", `refs/heads/${integration}^{commit}`])).trim();
   const head = (await git.ok(top, ["rev-parse", "--verify", "HEAD^{commit}"])).trim();

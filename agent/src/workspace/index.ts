@@ -1,7 +1,12 @@
 export type { FinishResult } from "./finish.js";
 export { type GitResult, type GitRunner, gitRunner } from "./git.js";
 export type { IntegrateOptions, IntegrationResult, IntegrationStepFailure } from "./integrate.js";
-export { commitMessage } from "./leftovers.js";
+export {
+  commitMessage,
+  DEFAULT_MAX_FILE_BYTES,
+  type LeftoversResult,
+  type OversizedFile,
+} from "./leftovers.js";
 export { findRepository, gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
 export { slugOf } from "./slug.js";
 export {

@@ -1,7 +1,10 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { outputTail } from "@whilly/core";
 import type { GitRunner } from "./git.js";
 import { recordSetupPaths, setupPaths } from "./leftovers.js";
-import { dropWorktree, isWorktreeAt } from "./repo.js";
+import { branchTip, dropWorktree, isWorktreeAt } from "./repo.js";
+import { movedBranchMessage, recordedTip, recordTip, tipRef } from "./tip.js";
 
 /** A failed step on the integration worktree: a setup or verify command, or a git command. */
 export type IntegrationStepFailure = {
@@ -52,7 +55,10 @@ export type IntegrationTarget = {
  * Merges `branch` into the integration branch (`git merge --no-ff`) in the detached integration
  * worktree, runs `check` on the result, and moves the branch (`git update-ref <new> <old>`) only when
  * both worked; otherwise the worktree goes back to the pre-merge commit and the branch never moved.
- * The caller serializes calls.
+ * The merge builds on whilly's recorded tip (`refs/whilly/tips/<branch>`, see `tipRef`), which another
+ * whilly process's merge moves too; a branch that no longer points there was moved outside whilly and
+ * is refused (`integration_failed`, step `check integration branch`), never merged onto.
+ * The caller serializes calls, across processes too.
  * @throws ConfigurationError when git fails outside the merge itself.
  */
 export async function integrateBranch(
@@ -62,15 +68,39 @@ export async function integrateBranch(
   options: IntegrateOptions,
 ): Promise<IntegrationResult> {
   const { git, dir } = target;
-  const before = (
-    await git.ok(target.top, ["rev-parse", "--verify", `refs/heads/${target.integration}`])
-  ).trim();
+  const current = await branchTip(git, target.top, target.integration);
+  if (current === undefined) {
+    const step = "check integration branch";
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step,
+      exit_code: null,
+      output_tail: `the integration branch ${target.integration} is gone`,
+    };
+  }
+  let before = await recordedTip(git, target.top, target.integration);
+  if (before === undefined) {
+    await recordTip(git, target.top, target.integration, current);
+    before = current;
+  }
+  if (current !== before) {
+    const output_tail = movedBranchMessage(target.integration, current, before);
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step: "check integration branch",
+      exit_code: null,
+      output_tail,
+    };
+  }
   const made = await openIntegrationWorktree(target, before, options);
   if (made !== undefined) return { ok: false, reason: "integration_failed", ...made };
   await git.ok(dir, ["reset", "-q", "--hard", before]);
   // What the setup command made stays; what earlier checks left would get in the merge's way.
   const kept = (await setupPaths(git, dir)).flatMap((path) => ["-e", `/${path}`]);
   await git.ok(dir, ["clean", "-fdq", ...kept]);
+  await dropUntrackedTheMergeBrings(git, dir, branch);
 
   const merge = await git.run(dir, [
     ...target.commitArgs,
@@ -111,7 +141,19 @@ export async function integrateBranch(
       reason: "integration_failed",
       step: `git update-ref refs/heads/${target.integration}`,
       exit_code: moved.code,
-      output_tail: outputTail(moved.stderr),
+      output_tail: outputTail(
+        `the integration branch moved while merging (outside whilly's lock): ${moved.stderr}`,
+      ),
+    };
+  }
+  const recorded = await git.run(target.top, ["update-ref", tipRef(target.integration), after, before]);
+  if (recorded.code !== 0) {
+    return {
+      ok: false,
+      reason: "integration_failed",
+      step: `git update-ref ${tipRef(target.integration)}`,
+      exit_code: recorded.code,
+      output_tail: outputTail(recorded.stderr),
     };
   }
   return { ok: true, commit: after, merged: true };
@@ -133,4 +175,19 @@ async function openIntegrationWorktree(
   if (failed !== undefined) await dropWorktree(target.git, target.top, target.dir);
   else await recordSetupPaths(target.git, target.dir);
   return failed;
+}
+
+/**
+ * Removes untracked files in `dir` (made by the setup command) that `branch` tracks: a task that wrote
+ * its work into a file setup makes commits it, and git would refuse to merge over the untracked copy.
+ */
+async function dropUntrackedTheMergeBrings(git: GitRunner, dir: string, branch: string): Promise<void> {
+  const untracked = (await git.ok(dir, ["ls-files", "--others", "--exclude-standard", "-z"]))
+    .split("\0")
+    .filter((p) => p !== "");
+  if (untracked.length === 0) return;
+  const tracked = new Set(
+    (await git.ok(dir, ["ls-tree", "-r", "--name-only", "-z", `refs/heads/${branch}`])).split("\0"),
+  );
+  for (const path of untracked) if (tracked.has(path)) rmSync(join(dir, path), { force: true });
 }

@@ -49,23 +49,61 @@ export async function branchTip(git: GitRunner, top: string, branch: string): Pr
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
-/** Refuses a `--branch` value git cannot hold, or the branch checked out in the repository itself. */
+/**
+ * Refuses a `--branch` value that is no plain branch name of its own (`git check-ref-format --branch`,
+ * and no `@`, `-x`, `refs/heads/x` or `whilly-tasks/...`), or a branch checked out in any worktree of
+ * the repository (`git worktree list --porcelain`).
+ * @throws ConfigurationError naming `--branch` and the fix.
+ */
 export async function checkIntegrationBranch(
   git: GitRunner,
   top: string,
   branch: string,
   userBranch: string | undefined,
 ): Promise<void> {
+  const refuse = (why: string, hint: string) =>
+    new ConfigurationError(`--branch '${branch}' ${why}`, { hint });
+  if (branch.startsWith("refs/")) {
+    const short = branch.replace(/^refs\/heads\//, "");
+    throw refuse("is a full ref name, not a branch name", `give the branch's short name: --branch ${short}`);
+  }
+  if (branch === "whilly-tasks" || branch.startsWith("whilly-tasks/")) {
+    throw refuse(
+      "is under whilly-tasks/, where whilly keeps each task's own branch",
+      "name a branch outside whilly-tasks/, e.g. --branch whilly/my-plan",
+    );
+  }
+  // `@` and `@{-1}` are shorthands check-ref-format --branch would expand to another branch.
   const valid = await git.run(top, ["check-ref-format", "--branch", branch]);
-  if (valid.code !== 0 || branch.startsWith("-")) {
-    throw new ConfigurationError(`--branch '${branch}' is not a valid git branch name`, {
-      hint: "use letters, digits, '/', '-', '_' and '.', e.g. --branch whilly/my-plan",
-    });
+  if (
+    valid.code !== 0 ||
+    branch.startsWith("-") ||
+    branch.includes("@{") ||
+    branch === "@" ||
+    valid.stdout.trim() !== branch
+  ) {
+    throw refuse(
+      "is not a valid git branch name",
+      "use letters, digits, '/', '-', '_' and '.', e.g. --branch whilly/my-plan",
+    );
   }
   if (branch === userBranch) {
-    throw new ConfigurationError(`--branch '${branch}' is the branch checked out in ${top}`, {
-      hint: "name a branch of its own for the plan's work (whilly fast-forwards yours at the end), or leave --branch out",
-    });
+    throw refuse(
+      `is the branch checked out in ${top}`,
+      "name a branch of its own for the plan's work (whilly fast-forwards yours at the end), or leave --branch out",
+    );
+  }
+  const listed = await git.ok(top, ["worktree", "list", "--porcelain", "-z"]);
+  const entries = listed.split("\0");
+  let path = "";
+  for (const line of entries) {
+    if (line.startsWith("worktree ")) path = line.slice("worktree ".length);
+    if (line === `branch refs/heads/${branch}`) {
+      throw refuse(
+        `is checked out in the worktree ${path}`,
+        `switch that worktree to another branch (git -C ${path} switch --detach), or name another --branch`,
+      );
+    }
   }
 }
 

@@ -129,13 +129,13 @@ describe("a task's worktree", () => {
     writeFileSync(join(dir, "vendor-cache"), "made by setup\n");
     await ws.recordSetup(dir);
     writeFileSync(join(dir, "parser.ts"), "export {};\n");
-    const sha = await ws.commitLeftovers(dir, task("T-1", "Add the parser\nmore words"));
+    const { commit: sha } = await ws.commitLeftovers(dir, task("T-1", "Add the parser\nmore words"));
     expect(sha).toBe(git(dir, "rev-parse", "HEAD"));
     expect(git(dir, "log", "-1", "--format=%an <%ae>|%s")).toBe(
       "whilly <whilly@localhost>|whilly: T-1: Add the parser",
     );
     expect(git(dir, "show", "--name-only", "--format=", "HEAD")).toBe("parser.ts");
-    expect(await ws.commitLeftovers(dir, task("T-1"))).toBeUndefined();
+    expect((await ws.commitLeftovers(dir, task("T-1"))).commit).toBeUndefined();
   });
 
   it("merges the work of an agent that switched to a branch of its own", async () => {
@@ -221,6 +221,7 @@ describe("finish", () => {
       fastForwarded: true,
       branch: "main",
       commit: git(repo, "rev-parse", ws.integrationBranch),
+      userTreeChanged: [],
     });
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("A\n");
     expect(git(repo, "worktree", "list", "--porcelain")).not.toContain("_integration");
@@ -279,6 +280,7 @@ describe("finish", () => {
       fastForwarded: false,
       command: "git merge --ff-only whilly/p",
       why: "HEAD was detached when the run started",
+      userTreeChanged: [],
     });
   });
 
