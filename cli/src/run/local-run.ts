@@ -94,9 +94,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; ${workers}\n`);
   const runner = await options.makeRunner(plan);
   const progress = progressPrinter(io, open);
-  const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  const stop = stopOnInterrupt(io.interrupt);
   let slots: SlotsResult | undefined;
   try {
     slots = await runSlots({
@@ -114,7 +112,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       io,
     });
   } finally {
-    io.interrupt?.removeEventListener("abort", onInterrupt);
+    stop.dispose();
   }
   const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
 
@@ -127,6 +125,18 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
     return EXIT.waiting;
   return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * A stop for the claim loop that follows `interrupt`. A Ctrl-C that came earlier (while the store was
+ * opened or the plan imported) has already fired its event, so an aborted `interrupt` stops at once.
+ */
+function stopOnInterrupt(interrupt: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  if (interrupt?.aborted) stop.abort();
+  else interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  return { signal: stop.signal, dispose: () => interrupt?.removeEventListener("abort", onInterrupt) };
 }
 
 /**
