@@ -11,13 +11,14 @@ import {
   NotOwner,
   type PlanPayload,
   RATE_LIMITED_REASON,
+  SHUTDOWN_REASON,
   TaskNotFound,
   type TaskPayload,
   type TaskStatus,
   Unauthorized,
   VersionConflict,
 } from "@whilly/core";
-import type { AttemptReport, ReleasePause, TaskClient } from "../client/task-client.js";
+import type { AttemptReport, ReleasePause, ReleaseSpend, TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import { type Backoff, withRetry } from "./retry.js";
@@ -270,7 +271,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       emit({ kind: "paused", task, until, message });
       return;
     }
-    if (attempt.aborted || stopSignal.aborted) return void (await releaseQuietly(task));
+    // A stop after the agent finished (during the checks or the merge) keeps what the agent cost.
+    if (attempt.aborted || stopSignal.aborted)
+      return void (await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt)));
     gate.succeeded();
     const landed = await report(task, attempt, wallMs);
     if (landed === undefined) return;
@@ -331,11 +334,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   /** Hands `task` back; false when that was refused or unanswered. */
   async function releaseQuietly(
     task: TaskPayload,
-    reason = "shutdown",
+    reason: string = SHUTDOWN_REASON,
     pause?: ReleasePause,
+    spend?: ReleaseSpend,
   ): Promise<boolean> {
     try {
-      await client.release(task, reason, pause);
+      await client.release(task, reason, pause, spend);
       stats.released++;
       emit({ kind: "released", task, reason });
       return true;
@@ -350,6 +354,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
+}
+
+/** What a shutdown release carries of an interrupted attempt's cost; none when it cost nothing known. */
+function spendOf(attempt: AgentAttempt): ReleaseSpend | undefined {
+  if (!(attempt.costMicroUsd > 0)) return undefined;
+  return { costUsd: formatUsd(attempt.costMicroUsd), idempotencyKey: randomUUID() };
 }
 
 /** What a complete or fail carries of an attempt. */
