@@ -69,7 +69,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
   const spec = await readSpec(io, options);
   const store = await ctx.store();
-  const loaded = await loadPlan(ctx, store, spec, options.planId);
+  const loaded = await loadPlan(ctx, store, spec, options.planId, options.maxAttempts);
   if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;
   const host = hostname();
@@ -234,6 +234,7 @@ async function loadPlan(
   store: TaskStore,
   spec: PlanSpec | undefined,
   planId: string | undefined,
+  maxAttempts: number | undefined,
 ): Promise<PlanRecord> {
   if (spec === undefined) {
     const plan = await store.getPlan(planId ?? "");
@@ -249,15 +250,38 @@ async function loadPlan(
         `the file's tasks differ from the stored plan for ${result.changed.join(", ")}; running the stored tasks (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
       );
     }
-    if (result.planChanged.length > 0) {
-      printWarning(
-        ctx.io,
-        `the file's ${result.planChanged.join(", ")} differ from the stored plan's; running with the stored ones (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
-      );
-    }
+    warnPlanChanged(ctx.io, spec, result.plan, result.planChanged, maxAttempts);
   }
   if (result.inserted.length > 0 && !result.planCreated) {
     ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);
   }
   return result.plan;
+}
+
+/**
+ * Warns that the file's plan fields differ from the stored plan's. `max_attempts` has a fix that keeps
+ * the plan (`--max-attempts N`), so it is named apart, with the stored value, and not at all when
+ * `--max-attempts` is given (it is stored before any claim); the other fields only a hard reset changes.
+ */
+function warnPlanChanged(
+  io: Io,
+  spec: PlanSpec,
+  stored: PlanRecord,
+  changed: readonly string[],
+  maxAttempts: number | undefined,
+): void {
+  const others = changed.filter((field) => field !== "max_attempts");
+  if (changed.includes("max_attempts") && maxAttempts === undefined) {
+    const storedLimit = stored.maxAttempts === undefined ? "default" : String(stored.maxAttempts);
+    printWarning(
+      io,
+      `the file's max_attempts (${spec.maxAttempts ?? "none"}) differs from the stored plan's ${storedLimit}; running with ${storedLimit} (give --max-attempts N to run with N)`,
+    );
+  }
+  if (others.length > 0) {
+    printWarning(
+      io,
+      `the file's ${others.join(", ")} differ from the stored plan's; running with the stored ones (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
+    );
+  }
 }
