@@ -76,15 +76,22 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const baseId = settings.workerId ?? localWorkerId(host, process.pid);
   const workerIds = slotWorkerIds(baseId, options.concurrency ?? 1);
   const exclusive = settings.databaseUrl === undefined;
+  const { stateDir } = options;
+  const endOrphans = () => {
+    if (stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(stateDir));
+  };
   const recover = recoverer(store, io, {
     selfIds: workerIds,
     hostname: host,
     exclusive,
     isAlive: processAlive,
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
+    // On a shared database a same-host run may die while this one runs: its agents are ended before
+    // its tasks are taken over (only attempts whose runner process is gone are ended).
+    endAttemptsOfGoneRuns: endOrphans,
   });
   options.prepareStateDir?.();
-  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
+  endOrphans();
   await recover();
   for (const workerId of workerIds) await store.upsertWorker({ workerId, hostname: host });
 
