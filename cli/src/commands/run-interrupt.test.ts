@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,6 +10,8 @@ import {
   removeAll,
   runCli,
   scratchDir,
+  waitFor,
+  withStore,
   writePlanFile,
 } from "../../../test/support/cli.js";
 
@@ -38,5 +41,33 @@ describe("whilly run interrupted before its first claim", () => {
     expect(readAgentLog(log)).toEqual([]);
     const events = await eventsOf(repo, "early-stop");
     expect(events.map((e) => e.eventType)).toEqual(["task.created"]);
+  });
+});
+
+describe("whilly run interrupted during an attempt's checks", () => {
+  it("hands the task back with its attempt given back and the agent's cost kept on the plan", async () => {
+    const repo = makeRepo(template);
+    const scratch = scratchDir("whilly-checks-");
+    const started = join(scratch, "check-started");
+    writePlanFile(join(repo, "tasks.json"), "stopped-checks", [["C-1", "high"]], { maxAttempts: 2 });
+    const env = fakeAgentEnv({ script: { "C-1": { cost: 0.25 } }, log: join(scratch, "agent.log") });
+    const stop = new AbortController();
+    const running = runCli(["run", "tasks.json", "--verify", `touch '${started}' && sleep 30`], {
+      cwd: repo,
+      env,
+      interrupt: stop.signal,
+    });
+    await waitFor("the check to start", () => (existsSync(started) ? true : undefined));
+    stop.abort("SIGINT");
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(result.out).toMatch(/^C-1 +PENDING +0\/2 /m);
+    const [plan, task] = await withStore(repo, (store) =>
+      Promise.all([store.getPlan("stopped-checks"), store.getTask("stopped-checks", "C-1")]),
+    );
+    expect(task).toMatchObject({ status: "PENDING", attempts: 0 });
+    expect(plan?.spentMicroUsd).toBe(250_000);
+    const release = (await eventsOf(repo, "stopped-checks")).find((e) => e.eventType === "RELEASE");
+    expect(release?.payload).toMatchObject({ reason: "shutdown" });
   });
 });
