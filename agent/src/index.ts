@@ -7,6 +7,7 @@ export {
   type Fetch,
   type HeartbeatTask,
   type ReleasePause,
+  type ReleaseSpend,
   type TaskClient,
 } from "./client/task-client.js";
 // The runner exports its own previousFailureOf (the prompt's reading of the claim); both read the same.

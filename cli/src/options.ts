@@ -23,7 +23,12 @@ export function wholeNumberOption(
   const text = String(raw).trim();
   const value = WHOLE.test(text) ? Number(text) : Number.NaN;
   if (Number.isSafeInteger(value) && value >= range.min && value <= range.max) return value;
-  const allowed =
-    range.max === Number.MAX_SAFE_INTEGER ? `of at least ${range.min}` : `from ${range.min} to ${range.max}`;
-  throw new UsageError(`${flag} must be a whole number ${allowed}; got '${String(raw)}'`, { hint });
+  const unbounded = range.max === Number.MAX_SAFE_INTEGER;
+  const allowed = unbounded ? `of at least ${range.min}` : `from ${range.min} to ${range.max}`;
+  // Digits out of range: the fix is the range, not the spelling; the example is the nearest allowed value.
+  const nearest = value > range.max ? range.max : range.min;
+  const rangeHint = `${unbounded ? `at least ${range.min}` : allowed}, e.g. ${flag} ${nearest}`;
+  throw new UsageError(`${flag} must be a whole number ${allowed}; got '${String(raw)}'`, {
+    hint: WHOLE.test(text) ? rangeHint : hint,
+  });
 }

@@ -43,7 +43,8 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
  * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), the claim's
  * client hung up before it could be told (`client_gone`), the worker's heartbeats show it never got
  * the claim's reply (`claim_lost`), or the worker's agent cannot run on its machine
- * (`agent_unavailable`, which refunds the attempt: see {@link REFUNDING_RELEASE_REASONS}).
+ * (`agent_unavailable`); `shutdown`, `agent_unavailable` and `rate_limited` refund the attempt: see
+ * {@link REFUNDING_RELEASE_REASONS}.
  */
 export type ReleaseReason =
   | "agent_unavailable"
@@ -59,13 +60,21 @@ export type ReleaseReason =
  * Release reasons that give the attempt back: the task returns to `PENDING` with its attempt count as
  * before the attempt started, in the same statement, because the fault was the machine's, not the
  * task's. `agent_unavailable`: the agent is not logged in or not installed; `rate_limited`: the
- * provider refused with a usage or rate limit (HTTP 429/529, overloaded) after the CLI's own retries.
+ * provider refused with a usage or rate limit (HTTP 429/529, overloaded) after the CLI's own retries;
+ * `shutdown`: the worker was stopped mid-attempt.
  * See docs/protocol.md.
  */
 export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseReason>([
   "agent_unavailable",
   "rate_limited",
+  "shutdown",
 ]);
+
+/**
+ * The release reason of a worker that stops (Ctrl-C, SIGTERM) mid-attempt; it refunds the attempt, as
+ * the stop was the user's, not the task's fault. The attempt's cost, when sent, still counts.
+ */
+export const SHUTDOWN_REASON = "shutdown" satisfies ReleaseReason;
 
 /** The release reason of a worker whose agent hit a provider limit; it refunds the attempt. */
 export const RATE_LIMITED_REASON = "rate_limited" satisfies ReleaseReason;

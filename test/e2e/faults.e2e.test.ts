@@ -134,7 +134,7 @@ describe("whilly run as a process", () => {
     expect(result.code).toBe(130);
     expect(result.err).toContain("whilly: SIGINT received; stopping (again to force)\n");
     expect(result.err).toMatch(/↩ I-1 released \(shutdown\)\n/);
-    expect(result.out).toMatch(/^I-1 +PENDING +1\/1 /m);
+    expect(result.out).toMatch(/^I-1 +PENDING +0\/1 /m);
     expect(result.out).toMatch(/^I-2 +PENDING +0\/1 /m);
     expect(agents().map((a) => a.task)).toEqual(["I-1"]);
     expect(processGone(agent.pid)).toBe(true);

@@ -60,6 +60,13 @@ export type ReleasePause = {
   readonly message: string;
 };
 
+/** What an attempt handed back before its report had cost: counted once per `idempotencyKey`. */
+export type ReleaseSpend = {
+  /** Decimal USD, e.g. `"0.012500"`. */
+  readonly costUsd: string;
+  readonly idempotencyKey: string;
+};
+
 /**
  * A protocol v1 client for one worker identity.
  * Every method throws a {@link WhillyError}: `VersionConflict`/`NotOwner` on 409, `Unauthorized` on 401,
@@ -77,8 +84,16 @@ export type TaskClient = {
   start(task: TaskPayload): Promise<TaskPayload>;
   complete(task: TaskPayload, report: AttemptReport): Promise<TaskPayload>;
   fail(task: TaskPayload, reason: string, report: AttemptReport): Promise<TaskPayload>;
-  /** Hands `task` back; with `pause` (reason `rate_limited`) the control plane records `worker.paused`. */
-  release(task: TaskPayload, reason: string, pause?: ReleasePause): Promise<TaskPayload>;
+  /**
+   * Hands `task` back; with `pause` (reason `rate_limited`) the control plane records `worker.paused`;
+   * with `spend`, what the interrupted attempt cost counts on the plan (once per key).
+   */
+  release(
+    task: TaskPayload,
+    reason: string,
+    pause?: ReleasePause,
+    spend?: ReleaseSpend,
+  ): Promise<TaskPayload>;
   /** Renews the leases of `running`, sending their progress (every lease the worker holds when omitted). */
   heartbeat(running?: readonly HeartbeatTask[]): Promise<HeartbeatResponse>;
 };
@@ -176,16 +191,18 @@ export function createTaskClient(options: {
       };
       return required(await post(taskPath(task, "fail"), body, taskResponseSchema), "fail").task;
     },
-    async release(task, reason, pause) {
-      const body =
-        pause === undefined
-          ? { ...fence(task), reason }
+    async release(task, reason, pause, spend) {
+      const body = {
+        ...fence(task),
+        reason,
+        ...(pause === undefined
+          ? {}
           : {
-              ...fence(task),
-              reason,
               paused_until: pause.until.toISOString(),
               pause_message: pause.message.slice(0, MAX_PAUSE_MESSAGE),
-            };
+            }),
+        ...(spend === undefined ? {} : { cost_usd: spend.costUsd, idempotency_key: spend.idempotencyKey }),
+      };
       return required(await post(taskPath(task, "release"), body, taskResponseSchema), "release").task;
     },
     async heartbeat(running) {

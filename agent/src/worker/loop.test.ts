@@ -74,8 +74,9 @@ function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[]>>) {
       bodies.push({ method: "fail", body: report });
       return reply("fail", { version: task.version, reason });
     },
-    release: (task, reason, pause) => {
+    release: (task, reason, pause, spend) => {
       bodies.push({ method: "release", body: pause });
+      if (spend !== undefined) bodies.push({ method: "release-spend", body: spend });
       return reply("release", { version: task.version, reason });
     },
     heartbeat: () => reply<HeartbeatResponse>("heartbeat"),
@@ -299,6 +300,28 @@ describe("runWorkerLoop", () => {
       method: "release",
       version: 2,
       reason: "shutdown",
+    });
+  });
+
+  it("a stop hands the task back with what the attempt cost and a key, so the plan's spend keeps it", async () => {
+    const { client, calls, bodies } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      release: [{ ...inProgress, status: "PENDING", version: 3, attempts: 0 }],
+      heartbeat: [{ ok: true }],
+    });
+    const stop = new AbortController();
+    // The agent finished (its cost is known), then the stop came during the checks.
+    const runAttempt: RunAttempt = async () => {
+      stop.abort();
+      return { ...ok, ok: false, costMicroUsd: 7_000, aborted: true };
+    };
+    const { options } = loopOptions(client, { runAttempt, stopSignal: stop.signal });
+    await runWorkerLoop(options);
+    expect(calls.find((c) => c.method === "release")).toMatchObject({ reason: "shutdown" });
+    expect(bodies.find((b) => b.method === "release-spend")?.body).toEqual({
+      costUsd: "0.007000",
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
   });
 

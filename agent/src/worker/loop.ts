@@ -11,13 +11,14 @@ import {
   NotOwner,
   type PlanPayload,
   RATE_LIMITED_REASON,
+  SHUTDOWN_REASON,
   TaskNotFound,
   type TaskPayload,
   type TaskStatus,
   Unauthorized,
   VersionConflict,
 } from "@whilly/core";
-import type { AttemptReport, ReleasePause, TaskClient } from "../client/task-client.js";
+import type { AttemptReport, ReleasePause, ReleaseSpend, TaskClient } from "../client/task-client.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import { type Backoff, withRetry } from "./retry.js";
@@ -270,16 +271,20 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       emit({ kind: "paused", task, until, message });
       return;
     }
-    if (attempt.aborted || stopSignal.aborted) return void (await releaseQuietly(task));
+    // A stop after the agent finished (during the checks or the merge) keeps what the agent cost.
+    if (attempt.aborted || stopSignal.aborted)
+      return void (await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt)));
     gate.succeeded();
     const landed = await report(task, attempt, wallMs);
     if (landed === undefined) return;
     // A failed attempt with attempts left is no finished task: the control plane queued a retry.
-    const retry = !attempt.ok && landed === "PENDING";
+    const retry = !attempt.ok && landed.status === "PENDING";
     if (attempt.ok) stats.completed++;
     else if (retry) stats.retried++;
     else stats.failed++;
-    emit({ kind: "finished", task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry });
+    const notBefore = retry ? landed.notBefore : undefined;
+    const finished = { task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry };
+    emit({ kind: "finished", ...finished, ...(notBefore === undefined ? {} : { notBefore }) });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
@@ -300,22 +305,25 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  /** Reports the attempt until the control plane answers: the status it landed in; `undefined` when the result was dropped. */
+  /**
+   * Reports the attempt until the control plane answers: the status it landed in, with a retry's
+   * not-before when the reply said; `undefined` when the result was dropped.
+   */
   async function report(
     task: TaskPayload,
     attempt: AgentAttempt,
     wallMs: number,
-  ): Promise<TaskStatus | undefined> {
+  ): Promise<Landed | undefined> {
     const body = reportOf(task, attempt, wallMs);
     try {
       const reply = await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
-      return reply.status;
+      return { status: reply.status, notBefore: dateOf(reply.not_before) };
     } catch (error) {
       // A failure with attempts left lands PENDING (a retry) rather than FAILED.
       if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task))
-        return (error as VersionConflict).actualStatus;
+        return { status: (error as VersionConflict).actualStatus, notBefore: undefined };
       if (isLeaseLost(error)) {
         lose(task, asError(error), false);
         return undefined;
@@ -331,11 +339,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   /** Hands `task` back; false when that was refused or unanswered. */
   async function releaseQuietly(
     task: TaskPayload,
-    reason = "shutdown",
+    reason: string = SHUTDOWN_REASON,
     pause?: ReleasePause,
+    spend?: ReleaseSpend,
   ): Promise<boolean> {
     try {
-      await client.release(task, reason, pause);
+      await client.release(task, reason, pause, spend);
       stats.released++;
       emit({ kind: "released", task, reason });
       return true;
@@ -350,6 +359,22 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
+}
+
+/** Where a reported attempt left its task. */
+type Landed = { status: TaskStatus | undefined; notBefore: Date | undefined };
+
+/** A payload's ISO time as a date; undefined when absent or unreadable. */
+function dateOf(iso: string | null | undefined): Date | undefined {
+  if (iso === null || iso === undefined) return undefined;
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+/** What a shutdown release carries of an interrupted attempt's cost; none when it cost nothing known. */
+function spendOf(attempt: AgentAttempt): ReleaseSpend | undefined {
+  if (!(attempt.costMicroUsd > 0)) return undefined;
+  return { costUsd: formatUsd(attempt.costMicroUsd), idempotencyKey: randomUUID() };
 }
 
 /** What a complete or fail carries of an attempt. */

@@ -86,6 +86,8 @@ export type ProgressEvent =
       readonly elapsedMs: number;
       /** A failed attempt with attempts left: the task went back to `PENDING` for a retry. */
       readonly retry?: boolean | undefined;
+      /** With `retry`: when the retry may be claimed (the task's `not_before`); unknown when undefined. */
+      readonly notBefore?: Date | undefined;
     }
   | { readonly kind: "released"; readonly task: TaskPayload; readonly reason: string }
   /**

@@ -14,6 +14,7 @@ import {
   withStore,
   writePlanFile,
 } from "../../../test/support/cli.js";
+import { clockTime } from "../run/progress.js";
 
 // `whilly run`'s slots, retries and pauses with a fake Claude Code (test/fixtures/fake-agents/by-task.mjs):
 // what it waits for, what it refuses, and what its summary says.
@@ -65,7 +66,10 @@ describe("whilly run's waiting and slots", () => {
     const task = await withStore(repo, (store) => store.getTask("later", "L-1"));
     expect(task).toMatchObject({ status: "PENDING", attempts: 1 });
     expect(task?.notBefore?.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
-    expect(result.out).toMatch(/^L-1 +PENDING +1\/2 .* retry not before \S+ \(after is_error\)$/m);
+    // The summary gives the retry's time as the progress lines do, not as ISO.
+    const retryAt = clockTime(task?.notBefore ?? new Date(0));
+    expect(result.out).toMatch(/^L-1 +PENDING +1\/2 .* retry not before .+ \(after is_error\)$/m);
+    expect(result.out).toContain(`retry not before ${retryAt} (after is_error)`);
   });
 
   it("waits for a retry's backoff, says so, and runs the retry", async () => {
@@ -78,6 +82,8 @@ describe("whilly run's waiting and slots", () => {
     const result = await run([], { WHILLY_RETRY_BACKOFF: "300ms" });
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/whilly run: waiting for the retry of R-1 at \d\d:\d\d:\d\d/);
+    // The failed attempt's line gives its duration and, apart, the retry's time from the task's not-before.
+    expect(result.err).toMatch(/✗ R-1 attempt 1 failed after \S+ \(\w+\); retry at \d\d:\d\d:\d\d \(UTC/);
     const fails = (await eventsOf(repo, "again")).filter((e) => e.eventType === "FAIL");
     expect(fails.map((e) => e.payload.retry)).toEqual([true, false]);
     expect(result.out).toMatch(/^R-1 +FAILED +2\/2 /m);

@@ -3,6 +3,7 @@ import {
   DEFAULT_STALL_TIMEOUT,
   DEFAULT_TASK_TIMEOUT,
   DEFAULT_VERIFY_TIMEOUT,
+  MAX_DURATION_MS,
   MAX_MAX_ATTEMPTS,
   parseDuration,
 } from "@whilly/core";
@@ -10,6 +11,7 @@ import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
+import { checkBranchFlag } from "../run/branch-flag.js";
 import { runLocal } from "../run/local-run.js";
 import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
@@ -103,7 +105,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         max: MAX_MAX_ATTEMPTS,
       });
       const setup = textFlag(args.setup, "--setup");
-      const verify = args.verify?.map(String).filter((command) => command.trim() !== "");
+      const verify = verifyFlag(args.verify);
       const branch = textFlag(args.branch, "--branch");
       const workspace = findWorkspace(ctx.io.cwd);
       const inGit = workspace.gitCommonDir !== undefined;
@@ -119,6 +121,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         });
       }
       if (inGit) await checkRepository(workspace.root, ctx.io.env);
+      if (inGit && branch !== undefined) await checkBranchFlag(branch, workspace.root, ctx.io.env);
       const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
@@ -144,7 +147,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
             stateDir,
             branch,
             setup,
-            verify: verify === undefined || verify.length === 0 ? undefined : verify,
+            verify,
             claude,
             taskTimeoutMs,
             verifyTimeoutMs,
@@ -162,9 +165,40 @@ function durationFlag(raw: unknown, flag: string, example: string): number {
   const text = Array.isArray(raw) ? undefined : String(raw);
   const ms = text === undefined ? undefined : parseDuration(text);
   if (ms !== undefined) return ms;
+  // A well-formed duration too long for a timer: say so, and the longest one taken.
+  if (text !== undefined && tooLong(text)) {
+    const longest = Math.floor(MAX_DURATION_MS / 3_600_000);
+    throw new UsageError(`${flag} '${text}' is too long: at most ${longest}h (about 24 days)`, {
+      hint: `give at most ${longest}h, e.g. ${flag} ${example}`,
+    });
+  }
   throw new UsageError(`${flag} must be a duration like 90s, 30m or 1h; got '${String(raw)}'`, {
     hint: `a number with s, m or h, or a bare number of seconds, e.g. ${flag} ${example}`,
   });
+}
+
+/** True for a duration's text that is well formed but longer than {@link MAX_DURATION_MS}. */
+function tooLong(text: string): boolean {
+  const shape = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!shape) return false;
+  const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[shape[2] ?? "s"] ?? 1000;
+  return Number(shape[1]) * unitMs > MAX_DURATION_MS;
+}
+
+/**
+ * `--verify` commands as given; `undefined` when absent. A blank one (`--verify ''`, a bare `--verify`)
+ * is refused rather than dropped, so a check the user meant is never silently not run.
+ * @throws {UsageError} naming the flag and the fix.
+ */
+function verifyFlag(raw: unknown): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const commands = (Array.isArray(raw) ? raw : [raw]).map(String);
+  if (commands.length === 0 || commands.some((command) => command.trim() === "")) {
+    throw new UsageError("--verify is empty", {
+      hint: "give a command, e.g. --verify 'npm test', or drop --verify",
+    });
+  }
+  return commands;
 }
 
 /** A text flag given once, not blank; `undefined` when absent. @throws {UsageError} otherwise. */

@@ -69,22 +69,29 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
   const spec = await readSpec(io, options);
   const store = await ctx.store();
-  const loaded = await loadPlan(ctx, store, spec, options.planId);
+  const loaded = await loadPlan(ctx, store, spec, options.planId, options.maxAttempts);
   if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;
   const host = hostname();
   const baseId = settings.workerId ?? localWorkerId(host, process.pid);
   const workerIds = slotWorkerIds(baseId, options.concurrency ?? 1);
   const exclusive = settings.databaseUrl === undefined;
+  const { stateDir } = options;
+  const endOrphans = () => {
+    if (stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(stateDir));
+  };
   const recover = recoverer(store, io, {
     selfIds: workerIds,
     hostname: host,
     exclusive,
     isAlive: processAlive,
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
+    // On a shared database a same-host run may die while this one runs: its agents are ended before
+    // its tasks are taken over (only attempts whose runner process is gone are ended).
+    endAttemptsOfGoneRuns: endOrphans,
   });
   options.prepareStateDir?.();
-  if (options.stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(options.stateDir));
+  endOrphans();
   await recover();
   for (const workerId of workerIds) await store.upsertWorker({ workerId, hostname: host });
 
@@ -94,9 +101,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; ${workers}\n`);
   const runner = await options.makeRunner(plan);
   const progress = progressPrinter(io, open);
-  const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  io.interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  const stop = stopOnInterrupt(io.interrupt);
   let slots: SlotsResult | undefined;
   try {
     slots = await runSlots({
@@ -114,7 +119,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       io,
     });
   } finally {
-    io.interrupt?.removeEventListener("abort", onInterrupt);
+    stop.dispose();
   }
   const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
 
@@ -127,6 +132,18 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
     return EXIT.waiting;
   return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * A stop for the claim loop that follows `interrupt`. A Ctrl-C that came earlier (while the store was
+ * opened or the plan imported) has already fired its event, so an aborted `interrupt` stops at once.
+ */
+function stopOnInterrupt(interrupt: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  if (interrupt?.aborted) stop.abort();
+  else interrupt?.addEventListener("abort", onInterrupt, { once: true });
+  return { signal: stop.signal, dispose: () => interrupt?.removeEventListener("abort", onInterrupt) };
 }
 
 /**
@@ -224,6 +241,7 @@ async function loadPlan(
   store: TaskStore,
   spec: PlanSpec | undefined,
   planId: string | undefined,
+  maxAttempts: number | undefined,
 ): Promise<PlanRecord> {
   if (spec === undefined) {
     const plan = await store.getPlan(planId ?? "");
@@ -239,15 +257,38 @@ async function loadPlan(
         `the file's tasks differ from the stored plan for ${result.changed.join(", ")}; running the stored tasks (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
       );
     }
-    if (result.planChanged.length > 0) {
-      printWarning(
-        ctx.io,
-        `the file's ${result.planChanged.join(", ")} differ from the stored plan's; running with the stored ones (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
-      );
-    }
+    warnPlanChanged(ctx.io, spec, result.plan, result.planChanged, maxAttempts);
   }
   if (result.inserted.length > 0 && !result.planCreated) {
     ctx.io.err.write(`whilly run: added ${result.inserted.length} new task(s) from the file\n`);
   }
   return result.plan;
+}
+
+/**
+ * Warns that the file's plan fields differ from the stored plan's. `max_attempts` has a fix that keeps
+ * the plan (`--max-attempts N`), so it is named apart, with the stored value, and not at all when
+ * `--max-attempts` is given (it is stored before any claim); the other fields only a hard reset changes.
+ */
+function warnPlanChanged(
+  io: Io,
+  spec: PlanSpec,
+  stored: PlanRecord,
+  changed: readonly string[],
+  maxAttempts: number | undefined,
+): void {
+  const others = changed.filter((field) => field !== "max_attempts");
+  if (changed.includes("max_attempts") && maxAttempts === undefined) {
+    const storedLimit = stored.maxAttempts === undefined ? "default" : String(stored.maxAttempts);
+    printWarning(
+      io,
+      `the file's max_attempts (${spec.maxAttempts ?? "none"}) differs from the stored plan's ${storedLimit}; running with ${storedLimit} (give --max-attempts N to run with N)`,
+    );
+  }
+  if (others.length > 0) {
+    printWarning(
+      io,
+      `the file's ${others.join(", ")} differ from the stored plan's; running with the stored ones (whilly plan reset --hard '${spec.id}' --yes, then run again, to use the file)`,
+    );
+  }
 }

@@ -51,12 +51,15 @@ describe("progress lines", () => {
     expect(p.err()).toContain("[0/2] … B running 1.0s · verify\n");
   });
 
-  it("count a task once, when its last attempt ends, and say a failed one will be retried", () => {
+  it("count a task once, when its last attempt ends, and say when a failed one is retried", () => {
     const p = printer(1);
-    p.onEvent({ kind: "finished", task: task("A", 1), attempt: failed, elapsedMs: 1000, retry: true });
+    const notBefore = new Date(Date.now() + 5 * 60_000);
+    const retry = { retry: true, notBefore };
+    p.onEvent({ kind: "finished", task: task("A", 1), attempt: failed, elapsedMs: 955, ...retry });
     p.onEvent({ kind: "finished", task: task("A", 2), attempt: failed, elapsedMs: 1000 });
+    // The attempt's duration is not the wait: the retry's time is the task's not-before.
     expect(p.err()).toContain(
-      "[0/1] ✗ A attempt 1 failed (verification_failed), to be retried in 1.0s · $0.01\n",
+      `[0/1] ✗ A attempt 1 failed after 955ms (verification_failed); retry at ${clockTime(notBefore)} · $0.01\n`,
     );
     expect(p.err()).toContain("[1/1] ✗ A FAILED (verification_failed) in 1.0s · $0.01\n");
   });

@@ -30,10 +30,12 @@ export function progressPrinter(io: Io, total: number) {
     const took = displayDuration(event.elapsedMs);
     if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
     else {
+      // The attempt's duration, then when the retry may run (the task's not-before), never one for the other.
+      const when = event.notBefore === undefined ? "to be retried" : `retry at ${clockTime(event.notBefore)}`;
       const verdict = event.retry
-        ? `attempt ${task.attempts} failed (${attempt.reason}), to be retried`
-        : `FAILED (${attempt.reason})`;
-      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} in ${took} · ${cost}`);
+        ? `attempt ${task.attempts} failed after ${took} (${attempt.reason}); ${when}`
+        : `FAILED (${attempt.reason}) in ${took}`;
+      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} · ${cost}`);
       const why = attempt.detail.message;
       if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
     }

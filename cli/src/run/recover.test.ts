@@ -71,6 +71,35 @@ describe.each(drivers)("recoverOrphanedClaims ($name)", ({ skip, open }) => {
     },
   );
 
+  it.skipIf(skip)(
+    "ends a gone same-host run's recorded attempts before it takes back that run's tasks, and only then",
+    async () => {
+      const store = await open();
+      try {
+        await twoRuns(store);
+        // What the gone run held when its attempts were ended: its task must still be claimed by it.
+        const heldAtEnd: (string | undefined)[] = [];
+        const endAttemptsOfGoneRuns = async () => {
+          heldAtEnd.push((await store.getTask("p", "A"))?.claimedBy);
+        };
+        const options = {
+          selfIds: [localWorkerId(HOST, 333)],
+          hostname: HOST,
+          exclusive: false,
+          heartbeatIntervalMs: INTERVAL_MS,
+          endAttemptsOfGoneRuns,
+        };
+        // Every run alive: nothing to end.
+        expect(await recoverOrphanedClaims(store, { ...options, isAlive: () => true })).toEqual([]);
+        expect(heldAtEnd).toEqual([]);
+        expect(await recoverOrphanedClaims(store, { ...options, isAlive: notAlive })).toEqual(["p/A"]);
+        expect(heldAtEnd).toEqual([SILENT]);
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
   it.skipIf(skip)("with the embedded store's lock takes back every other run's tasks at once", async () => {
     const store = await open();
     try {

@@ -39,6 +39,12 @@ export type RecoverOptions = {
   readonly isAlive: PidAlive;
   /** This run's heartbeat period (ms), `WHILLY_HEARTBEAT_INTERVAL`; see {@link SILENT_INTERVALS}. */
   readonly heartbeatIntervalMs: number;
+  /**
+   * Ends what attempts of runs that are gone left running on this host (their agents, in the worktrees
+   * the tasks would run in again); called at most once per recovery, before the first of a gone run's
+   * tasks is taken back. It must end only attempts whose runner process is gone. None when undefined.
+   */
+  readonly endAttemptsOfGoneRuns?: (() => void | Promise<void>) | undefined;
 };
 
 /**
@@ -53,13 +59,15 @@ export type RecoverOptions = {
  * custom `WHILLY_WORKER_ID` is treated the same way). On a shared Postgres a missing pid is not proof: another machine or container may
  * have the same hostname and run a process with that pid. There a `local-<this host>-<pid>` run counts
  * as gone only when its pid is not alive here AND its last heartbeat is older than
- * {@link SILENT_INTERVALS} heartbeat intervals, judged on the database clock by the store.
+ * {@link SILENT_INTERVALS} heartbeat intervals, judged on the database clock by the store. Before a
+ * gone run's tasks are taken back, `endAttemptsOfGoneRuns` ends what its attempts left running.
  * @returns the ids of the released tasks, as `<plan>/<task>`.
  * @throws {InvalidInput} for a negative or fractional `heartbeatIntervalMs`.
  */
 export async function recoverOrphanedClaims(store: TaskStore, options: RecoverOptions): Promise<string[]> {
   const released: string[] = [];
   const silentForMs = options.exclusive ? undefined : SILENT_INTERVALS * options.heartbeatIntervalMs;
+  let ended = false;
   for (const worker of await store.listWorkers()) {
     if (options.selfIds.includes(worker.workerId)) continue;
     const pid = pidOf(worker.workerId, options.hostname);
@@ -67,6 +75,9 @@ export async function recoverOrphanedClaims(store: TaskStore, options: RecoverOp
       ? worker.workerId.startsWith(LOCAL_PREFIX)
       : pid !== undefined && !options.isAlive(pid);
     if (!gone) continue;
+    // A gone run's agents may still work in its tasks' worktrees: end them before the tasks run again.
+    if (!ended) await options.endAttemptsOfGoneRuns?.();
+    ended = true;
     const tasks = await store.releaseWorkerTasks(worker.workerId, "worker_offline", { silentForMs });
     released.push(...tasks.map((t) => `${t.planId}/${t.id}`));
   }

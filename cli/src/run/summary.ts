@@ -14,6 +14,7 @@ import {
 import { type Io, painter } from "../io.js";
 import { STATUS_STYLE } from "../output/status-style.js";
 import { displayDuration, renderTable } from "../output/table.js";
+import { clockTime } from "./progress.js";
 
 /**
  * The end-of-run picture of one task. Money is micro-USD and time ms, both summed over every attempt
@@ -98,7 +99,7 @@ export function summarizeRun(
     if (t.status === "FAILED") note = reasons.get(t.id) ?? "";
     else if (blockedBy) note = `blocked by ${blockedBy.join(", ")}`;
     else if (t.status === "PENDING" && t.notBefore !== undefined && t.lastFailure !== undefined)
-      note = `retry not before ${t.notBefore.toISOString()} (after ${t.lastFailure.reason})`;
+      note = `retry not before ${clockTime(t.notBefore)} (after ${t.lastFailure.reason})`;
     const failed = t.status === "FAILED";
     return {
       id: t.id,

@@ -70,7 +70,7 @@ describe("task routes", () => {
     expect(next.body.task.id).toBe("B");
   });
 
-  it("a release with reason agent_unavailable gives the attempt back; shutdown keeps it", async () => {
+  it("a release with reason agent_unavailable or shutdown gives the attempt back; another keeps it", async () => {
     const run = async (reason: string) => {
       const { body } = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
       const started = await post("/tasks/A/start", {
@@ -88,7 +88,9 @@ describe("task routes", () => {
     const refunded = await run("agent_unavailable");
     expect(refunded.status).toBe(200);
     expect(refunded.body.task).toMatchObject({ status: "PENDING", attempts: 0 });
-    const kept = await run("shutdown");
+    const stopped = await run("shutdown");
+    expect(stopped.body.task).toMatchObject({ status: "PENDING", attempts: 0 });
+    const kept = await run("handed back");
     expect(kept.body.task).toMatchObject({ status: "PENDING", attempts: 1 });
   });
 

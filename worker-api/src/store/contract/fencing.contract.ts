@@ -229,7 +229,7 @@ export function describeFencingContract(ctx: ContractContext): void {
         status: "PENDING",
         claimedBy: undefined,
         leaseExpiresAt: undefined,
-        attempts: 1,
+        attempts: 0,
       });
       expect(released.spentMicroUsd).toBe(300);
       expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(300);

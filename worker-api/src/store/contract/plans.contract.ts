@@ -14,7 +14,7 @@ import {
 /** Import, plan creation, listing, reset, and plan identity. */
 export function describePlanContract(ctx: ContractContext): void {
   describe("importPlan", () => {
-    it("reset failed puts only FAILED tasks back to PENDING, keeping attempts and spend", async () => {
+    it("reset failed puts only FAILED tasks back to PENDING with a fresh set of attempts, keeping spend", async () => {
       await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C", { deps: ["A"] })], ONE_ATTEMPT));
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });
       const a = await ctx.store.claim({ planId: "p", workerId: "w1", leaseMs: 60_000, start: true });
@@ -37,7 +37,7 @@ export function describePlanContract(ctx: ContractContext): void {
       expect(await ctx.store.resetPlan("p", "failed")).toBe(1);
       const tasks = await ctx.store.listTasks("p");
       expect(tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
-        ["A", "PENDING", 1],
+        ["A", "PENDING", 0],
         ["B", "DONE", 1],
         ["C", "PENDING", 0],
       ]);

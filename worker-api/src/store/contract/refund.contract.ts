@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ContractContext, claimAs, plan, task } from "./helpers.contract.js";
 
-/** A release whose reason refunds (`agent_unavailable`) gives the started attempt back; others do not. */
+/** A release whose reason refunds (`agent_unavailable`, `shutdown`) gives the started attempt back; others do not. */
 export function describeRefundContract(ctx: ContractContext): void {
   async function started() {
     await ctx.store.importPlan(plan("p", [task("A")]));
@@ -50,7 +50,7 @@ export function describeRefundContract(ctx: ContractContext): void {
       expect(released).toMatchObject({ status: "PENDING", attempts: claimed.attempts });
     });
 
-    it("a shutdown release keeps the attempt counted", async () => {
+    it("a shutdown release gives the attempt back and keeps what it cost on the plan", async () => {
       const running = await started();
       const released = await ctx.store.release({
         planId: "p",
@@ -58,6 +58,21 @@ export function describeRefundContract(ctx: ContractContext): void {
         workerId: "w1",
         version: running.version,
         reason: "shutdown",
+        costMicroUsd: 7_000,
+        idempotencyKey: "k-shutdown",
+      });
+      expect(released).toMatchObject({ status: "PENDING", attempts: 0 });
+      expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(7_000);
+    });
+
+    it("a release for another reason keeps the attempt counted", async () => {
+      const running = await started();
+      const released = await ctx.store.release({
+        planId: "p",
+        taskId: "A",
+        workerId: "w1",
+        version: running.version,
+        reason: "handed back",
       });
       expect(released).toMatchObject({ status: "PENDING", attempts: 1 });
     });

@@ -15,9 +15,10 @@ import { lockPlan } from "./add-spend.js";
  *   is append-only. Spend is kept, on the plan and on each task, since the money was spent; budget
  *   reservations of attempts in flight are dropped with their claims. Not-before times, last failures,
  *   verifications and progress are cleared.
- * - `failed`: only `FAILED` tasks back to `PENDING` (a retry: attempts and spend are kept, their
- *   dependencies are all `DONE`, so they are ready at once; the last failure is kept, so the retry's
- *   prompt still says what went wrong); one `RESET` `{reason: "retry_failed", mode: "failed",
+ * - `failed`: only `FAILED` tasks back to `PENDING` with a fresh set of attempts (attempts 0, so the
+ *   task gets the plan's `max_attempts` again and never shows more attempts than that), spend kept;
+ *   their dependencies are all `DONE`, so they are ready at once; the last failure is kept, so the
+ *   retry's prompt still says what went wrong; one `RESET` `{reason: "retry_failed", mode: "failed",
  *   version}` each.
  * - `hard`: deletes the plan; its tasks, edges and events go with it.
  * @returns how many tasks were reset or deleted. @throws {PlanNotFound}
@@ -73,7 +74,7 @@ const NO_RETRY_STATE = { notBefore: null, verification: null, progress: null } a
 async function retryFailed(tx: Db, planId: string): Promise<number> {
   const rows = await tx
     .update(tasks)
-    .set({ status: targetOf("RESET"), ...NO_CLAIM, ...NO_RETRY_STATE, ...bumpVersion() })
+    .set({ status: targetOf("RESET"), ...NO_CLAIM, attempts: 0, ...NO_RETRY_STATE, ...bumpVersion() })
     .where(and(eq(tasks.planId, planId), eq(tasks.status, "FAILED")))
     .returning({ id: tasks.id, version: tasks.version });
   return recordResets(tx, planId, rows, { reason: "retry_failed", mode: "failed" });
