@@ -88,8 +88,11 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
 }
 
 function integrationOf(result: FinishResult, branch: string): Integration {
-  if (result.fastForwarded) return { branch, fastForwarded: true };
-  return { branch, fastForwarded: false, command: result.command, why: result.why };
+  const changed = { userTreeChanged: result.userTreeChanged };
+  if (result.fastForwarded) return { branch, fastForwarded: true, ...changed };
+  // git's own explanation may run to several lines; the summary keeps its first.
+  const why = result.why?.split("\n")[0]?.trim();
+  return { branch, fastForwarded: false, command: result.command, why, ...changed };
 }
 
 /**

@@ -50,6 +50,11 @@ export type Integration = {
   readonly command?: string | undefined;
   /** When not fast-forwarded: why, e.g. `main moved since the run started`. */
   readonly why?: string | undefined;
+  /**
+   * Paths of the user's own working tree (repository-relative) that changed while the run went on:
+   * agents work in worktrees, but one that writes outside its own is detected here, not prevented.
+   */
+  readonly userTreeChanged?: readonly string[] | undefined;
 };
 
 /** What a run knows beyond the store: kept worktrees and where the work went. */
@@ -186,11 +191,25 @@ function failedLines(summary: RunSummary): string {
 
 function integrationLine(integration: Integration | undefined): string {
   if (integration === undefined) return "";
+  return workLine(integration) + userTreeLine(integration.userTreeChanged ?? []);
+}
+
+function workLine(integration: Integration): string {
   if (integration.fastForwarded)
     return `your branch now holds the work of ${integration.branch} (fast-forwarded)\n`;
   if (integration.command === undefined) return "";
   const why = integration.why === undefined ? "" : ` (${integration.why})`;
   return `the work is on branch ${integration.branch}${why}; take it with: ${integration.command}\n`;
+}
+
+/** The most changed paths of the user's tree the warning names; JSON carries them all. */
+const NAMED_CHANGED_PATHS = 10;
+
+function userTreeLine(paths: readonly string[]): string {
+  if (paths.length === 0) return "";
+  const named = paths.slice(0, NAMED_CHANGED_PATHS).join(", ");
+  const more = paths.length > NAMED_CHANGED_PATHS ? ` and ${paths.length - NAMED_CHANGED_PATHS} more` : "";
+  return `warning: ${paths.length} path(s) of your own working tree changed during the run, outside the task worktrees (an agent or a check may have written there): ${named}${more}; look at git status before you commit\n`;
 }
 
 /** The longest note the table shows; JSON carries it whole. */
@@ -247,6 +266,7 @@ export function summaryJson(summary: RunSummary) {
             fast_forwarded: summary.integration.fastForwarded,
             command: summary.integration.command ?? null,
             why: summary.integration.why ?? null,
+            user_tree_changed: summary.integration.userTreeChanged ?? [],
           },
     tasks: summary.tasks.map((t) => ({
       id: t.id,
