@@ -4,6 +4,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { conditions: ["source"] },
   test: {
+    // Most test time is spent waiting on child processes (git, the agent CLI, Postgres), not on the CPU:
+    // three workers on two cores take about half the wall time of the default (one per spare core).
+    // The workerd project still runs its files one at a time (fileParallelism: false).
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
@@ -15,9 +19,6 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: "forks",
-          // Most test time is spent waiting on child processes (git, the agent CLI, Postgres), not on the
-          // CPU: three forks on two cores take about half the wall time of the default (one per spare core).
-          maxWorkers: 3,
         },
       },
       {
