@@ -4,10 +4,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { conditions: ["source"] },
   test: {
-    // Most test time is spent waiting on child processes (git, the agent CLI, Postgres), not on the CPU:
-    // three workers on two cores take about half the wall time of the default (one per spare core).
-    // The workerd project still runs its files one at a time (fileParallelism: false).
-    maxWorkers: 3,
     projects: [
       {
         extends: true,
@@ -19,6 +15,11 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           pool: "forks",
+          // Most test time is spent waiting on child processes (git, the agent CLI, Postgres), not on the
+          // CPU: three forks on two cores take about half the wall time of the default (one per spare
+          // core). Projects with different worker counts run as groups, this one first.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -50,6 +51,7 @@ export default defineConfig({
         ],
         test: {
           name: "workerd",
+          sequence: { groupOrder: 1 },
           include: ["test/workerd/**/*.test.ts"],
           globalSetup: ["./test/workerd/global-setup.ts"],
           // One database and one proxy serve every file; a test that makes the proxy refuse
