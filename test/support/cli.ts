@@ -328,3 +328,16 @@ function definedOnly(env: Record<string, string | undefined>): Record<string, st
   for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
   return out;
 }
+
+/**
+ * A repository made from `template` holding `tasks.json`, plan `planId` with one task `X-1`, and a fake
+ * Claude Code that writes nothing: `run(...flags)` is `whilly run tasks.json ...flags` there. For tests of
+ * `whilly run`'s flags, where the agent's work does not matter.
+ */
+export function oneTaskRun(template: string, planId: string) {
+  const repo = makeRepo(template);
+  writePlanFile(join(repo, "tasks.json"), planId, [["X-1", "high"]]);
+  const env = fakeAgentEnv({ script: {}, log: join(scratchDir("whilly-agent-"), "agent.log") });
+  const run = (...argv: string[]) => runCli(["run", "tasks.json", ...argv], { cwd: repo, env });
+  return { repo, run };
+}

@@ -7,7 +7,7 @@ export {
   type LeftoversResult,
   type OversizedFile,
 } from "./leftovers.js";
-export { findRepository, gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
+export { checkBranchOption, findRepository, gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
 export { slugOf } from "./slug.js";
 export {
   type KeptWorkspace,

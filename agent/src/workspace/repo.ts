@@ -18,11 +18,11 @@ export async function gitTopLevel(git: GitRunner, dir: string): Promise<string |
 
 /**
  * The top of the git repository holding `dir`, or `undefined` outside git (then tasks run in place).
- * `env` is git's environment; default `process.env`.
+ * `env` is git's environment (the entry point's, e.g. the CLI's `io.env`).
  */
 export function findRepository(
   dir: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
   return gitTopLevel(gitRunner(env), dir);
 }
@@ -65,7 +65,10 @@ export async function checkIntegrationBranch(
     new ConfigurationError(`--branch '${branch}' ${why}`, { hint });
   if (branch.startsWith("refs/")) {
     const short = branch.replace(/^refs\/heads\//, "");
-    throw refuse("is a full ref name, not a branch name", `give the branch's short name: --branch ${short}`);
+    throw refuse(
+      `names the ref, not the branch (--branch ${short})`,
+      `give the branch's short name: --branch ${short}`,
+    );
   }
   if (branch === "whilly-tasks" || branch.startsWith("whilly-tasks/")) {
     throw refuse(
@@ -73,13 +76,14 @@ export async function checkIntegrationBranch(
       "name a branch outside whilly-tasks/, e.g. --branch whilly/my-plan",
     );
   }
-  // `@` and `@{-1}` are shorthands check-ref-format --branch would expand to another branch.
+  // `@` and `@{-1}` are shorthands check-ref-format --branch would expand to another branch, and it
+  // takes `-x`; none of them names a branch of the plan's own.
   const valid = await git.run(top, ["check-ref-format", "--branch", branch]);
   if (
     valid.code !== 0 ||
     branch.startsWith("-") ||
+    branch.startsWith("@") ||
     branch.includes("@{") ||
-    branch === "@" ||
     valid.stdout.trim() !== branch
   ) {
     throw refuse(
@@ -89,7 +93,7 @@ export async function checkIntegrationBranch(
   }
   if (branch === userBranch) {
     throw refuse(
-      `is the branch checked out in ${top}`,
+      `is the branch checked out here (${top})`,
       "name a branch of its own for the plan's work (whilly fast-forwards yours at the end), or leave --branch out",
     );
   }
@@ -105,6 +109,21 @@ export async function checkIntegrationBranch(
       );
     }
   }
+}
+
+/**
+ * {@link checkIntegrationBranch} for a caller that has no git runner yet: `whilly run` checks `--branch`
+ * with it before the store is opened, so a bad name stores no plan.
+ * @param env git's environment.
+ * @throws ConfigurationError naming `--branch` and the fix.
+ */
+export async function checkBranchOption(
+  repoDir: string,
+  branch: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  const git = gitRunner(env);
+  await checkIntegrationBranch(git, repoDir, branch, await currentBranch(git, repoDir));
 }
 
 /**

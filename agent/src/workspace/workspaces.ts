@@ -36,8 +36,8 @@ export type WorkspacesOptions = {
   readonly maxFileBytes?: number | undefined;
   /** How often a merge waiting for another whilly process's merge looks again, ms; default 50. */
   readonly lockPollMs?: number | undefined;
-  /** The environment of every git command; default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The environment of every git command (the entry point's, e.g. the CLI's `io.env`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 };
 
 /** A task's worktree, ready for the agent. */
@@ -101,7 +101,7 @@ export type Workspaces = {
  *   yet (hint: make a first commit), or `branch` is not a usable branch name.
  */
 export async function openWorkspaces(options: WorkspacesOptions): Promise<Workspaces> {
-  const git = gitRunner(options.env ?? process.env);
+  const git = gitRunner(options.env);
   const top = await gitTopLevel(git, options.repoDir);
   if (top === undefined) {
     throw new ConfigurationError(`${options.repoDir} is not inside a git repository`, {

@@ -1,15 +1,5 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  fakeAgentEnv,
-  makeRepo,
-  makeStoreTemplate,
-  removeAll,
-  runCli,
-  scratchDir,
-  withStore,
-  writePlanFile,
-} from "../../../test/support/cli.js";
+import { makeStoreTemplate, oneTaskRun, removeAll, withStore } from "../../../test/support/cli.js";
 
 // Flags `whilly run` refuses before it opens the store: each refusal names the flag and the fix, and
 // leaves no plan stored and no header printed.
@@ -20,10 +10,7 @@ beforeAll(async () => {
 afterAll(removeAll);
 
 function setup(planId: string) {
-  const repo = makeRepo(template);
-  writePlanFile(join(repo, "tasks.json"), planId, [["X-1", "high"]]);
-  const env = fakeAgentEnv({ script: {}, log: join(scratchDir("whilly-agent-"), "agent.log") });
-  const run = (...argv: string[]) => runCli(["run", "tasks.json", ...argv], { cwd: repo, env });
+  const { repo, run } = oneTaskRun(template, planId);
   const stored = () => withStore(repo, (store) => store.getPlan(planId));
   return { run, stored };
 }

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   eventsOf,
   fakeAgentEnv,
-  makeRepo,
   makeStoreTemplate,
+  oneTaskRun,
   removeAll,
   runCli,
   scratchDir,
@@ -23,10 +23,7 @@ beforeAll(async () => {
 afterAll(removeAll);
 
 function setup(planId: string) {
-  const repo = makeRepo(template);
-  writePlanFile(join(repo, "tasks.json"), planId, [["X-1", "high"]]);
-  const env = fakeAgentEnv({ script: {}, log: join(scratchDir("whilly-agent-"), "agent.log") });
-  const run = (...argv: string[]) => runCli(["run", "tasks.json", ...argv], { cwd: repo, env });
+  const { repo, run } = oneTaskRun(template, planId);
   const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
   return { repo, run, git };
 }

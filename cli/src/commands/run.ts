@@ -1,4 +1,4 @@
-import { checkAgentBin, parseClaudeSettings } from "@whilly/agent";
+import { checkAgentBin, checkBranchOption, parseClaudeSettings } from "@whilly/agent";
 import {
   DEFAULT_STALL_TIMEOUT,
   DEFAULT_TASK_TIMEOUT,
@@ -11,7 +11,6 @@ import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { wholeNumberOption } from "../options.js";
-import { checkBranchFlag } from "../run/branch-flag.js";
 import { runLocal } from "../run/local-run.js";
 import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
@@ -121,7 +120,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         });
       }
       if (inGit) await checkRepository(workspace.root, ctx.io.env);
-      if (inGit && branch !== undefined) await checkBranchFlag(branch, workspace.root, ctx.io.env);
+      if (inGit && branch !== undefined) await checkBranchOption(workspace.root, branch, ctx.io.env);
       const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
       checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
