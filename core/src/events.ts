@@ -54,6 +54,7 @@ export type ReleaseReason =
   | "client_gone"
   | "claim_lost"
   | "rate_limited"
+  | "workspace_unavailable"
   | (string & {});
 
 /**
@@ -61,13 +62,15 @@ export type ReleaseReason =
  * before the attempt started, in the same statement, because the fault was the machine's, not the
  * task's. `agent_unavailable`: the agent is not logged in or not installed; `rate_limited`: the
  * provider refused with a usage or rate limit (HTTP 429/529, overloaded) after the CLI's own retries;
- * `shutdown`: the worker was stopped mid-attempt.
+ * `shutdown`: the worker was stopped mid-attempt; `workspace_unavailable`: the worker's git could not
+ * fetch a dependency's branch or push the task's (a remote that is down, a branch that is gone).
  * See docs/protocol.md.
  */
 export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseReason>([
   "agent_unavailable",
   "rate_limited",
   "shutdown",
+  "workspace_unavailable",
 ]);
 
 /**
@@ -81,6 +84,12 @@ export const RATE_LIMITED_REASON = "rate_limited" satisfies ReleaseReason;
 
 /** The release reason of a worker whose agent cannot run on its machine; it refunds the attempt. */
 export const AGENT_UNAVAILABLE_REASON = "agent_unavailable" satisfies ReleaseReason;
+
+/**
+ * The release reason of a worker whose git could not fetch a dependency's work or push the task's: the
+ * machine's fault, so it refunds the attempt.
+ */
+export const WORKSPACE_UNAVAILABLE_REASON = "workspace_unavailable" satisfies ReleaseReason;
 
 /** True when a release with `reason` refunds the attempt (see {@link REFUNDING_RELEASE_REASONS}). */
 export function releaseRefundsAttempt(reason: string): boolean {

@@ -103,11 +103,27 @@ export type TaskRecord = TaskSpec & {
   readonly lastFailure?: AttemptFailure | undefined;
   /** How DONE was accepted; undefined unless DONE. */
   readonly verification?: Verification | undefined;
+  /** Where a DONE task's work is (its branch and commit), as its worker reported; undefined when none was. */
+  readonly work?: TaskWork | undefined;
   /** The running attempt's last activity, from heartbeats (turns, last tool); undefined when none. */
   readonly progress?: AttemptProgress | undefined;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 };
+
+/**
+ * The git branch and commit holding a DONE task's work (docs/worker.md): a dependent task's worktree
+ * starts from its dependencies' commits, and `whilly plan integrate` merges them.
+ */
+export type TaskWork = {
+  /** The task's branch, e.g. `whilly-tasks/<plan-slug>/<task-slug>`; on the clone's `origin` when pushed. */
+  readonly branch: string;
+  /** The branch's commit when the task was DONE: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits. */
+  readonly commit: string;
+};
+
+/** A dependency's work, as a claim carries it: the dependency's task id and its {@link TaskWork}. */
+export type DependencyWork = TaskWork & { readonly taskId: string };
 
 /** One row of the append-only audit log. */
 export type EventRecord = {

@@ -36,6 +36,10 @@ export const taskPayloadSchema = z.object({
   previous_failure: z.record(z.string(), z.json()).nullable().optional(),
   /** `passed` or `unverified` for a DONE task; `null` otherwise. */
   verification: z.enum(VERIFICATIONS).nullable().optional(),
+  /** The branch holding a DONE task's work, as its worker reported it; `null` when none was. */
+  branch: z.string().nullable().optional(),
+  /** That branch's commit when the task was DONE; `null` when none was reported. */
+  commit: z.string().nullable().optional(),
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
@@ -63,8 +67,33 @@ export const claimRequestSchema = z.strictObject({
 });
 export type ClaimRequest = z.infer<typeof claimRequestSchema>;
 
-/** `POST /tasks/claim` 200 body (204 with no body when nothing became ready in time). */
-export const claimResponseSchema = z.object({ task: taskPayloadSchema, plan: planPayloadSchema.nullable() });
+/** A git commit id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits. */
+export const commitIdSchema = z
+  .string()
+  .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a commit id: 40 or 64 lowercase hex digits");
+
+/** A git branch name as whilly stores it (`refs/heads/` left out). */
+export const branchNameSchema = z.string().min(1).max(256);
+
+/** One dependency's work in a claim reply: its task id, branch and commit (docs/protocol.md). */
+export const dependencyWorkPayloadSchema = z.object({
+  task_id: z.string().min(1),
+  branch: z.string().min(1),
+  commit: z.string().min(1),
+});
+export type DependencyWorkPayload = z.infer<typeof dependencyWorkPayloadSchema>;
+
+/**
+ * `POST /tasks/claim` 200 body (204 with no body when nothing became ready in time).
+ * `dependency_work` (whilly's addition) lists the claimed task's dependencies whose worker reported a
+ * branch and commit, in the order of the task's `dependencies`; a worker merges them into the task's
+ * base before the agent starts. Older servers omit it.
+ */
+export const claimResponseSchema = z.object({
+  task: taskPayloadSchema,
+  plan: planPayloadSchema.nullable(),
+  dependency_work: z.array(dependencyWorkPayloadSchema).optional(),
+});
 export type ClaimResponse = z.infer<typeof claimResponseSchema>;
 
 /** A version the worker last saw: never above what the store's `INTEGER` column holds. */
@@ -133,14 +162,23 @@ export const startRequestSchema = z.strictObject({ ...fence });
 export type StartRequest = z.infer<typeof startRequestSchema>;
 
 /** `POST /tasks/{id}/complete` body; `detail` is whilly's addition (attempt summary for the audit log). */
-export const completeRequestSchema = z.strictObject({
-  ...fence,
-  cost_usd: cost.nullable().optional(),
-  idempotency_key: idempotencyKey.optional(),
-  detail: jsonObject.optional(),
-  /** How the worker accepted the work: `passed` (its checks ran and passed) or `unverified` (none to run). */
-  verification: z.enum(VERIFICATIONS).optional(),
-});
+export const completeRequestSchema = z
+  .strictObject({
+    ...fence,
+    cost_usd: cost.nullable().optional(),
+    idempotency_key: idempotencyKey.optional(),
+    detail: jsonObject.optional(),
+    /** How the worker accepted the work: `passed` (its checks ran and passed) or `unverified` (none to run). */
+    verification: z.enum(VERIFICATIONS).optional(),
+    /** The branch holding the task's work (whilly's addition; with `commit`). */
+    branch: branchNameSchema.optional(),
+    /** The commit of `branch` holding the task's work (whilly's addition; with `branch`). */
+    commit: commitIdSchema.optional(),
+  })
+  .refine((body) => (body.branch === undefined) === (body.commit === undefined), {
+    message: "branch and commit go together: send both or neither",
+    path: ["commit"],
+  });
 export type CompleteRequest = z.infer<typeof completeRequestSchema>;
 
 /** `POST /tasks/{id}/fail` body. */

@@ -1,11 +1,13 @@
 import type { AttemptFailure, Verification } from "../attempts/index.js";
 import type {
   AttemptProgress,
+  DependencyWork,
   EventRecord,
   JsonObject,
   PlanRecord,
   PlanSpec,
   TaskRecord,
+  TaskWork,
   WorkerRecord,
 } from "../model.js";
 import type { MicroUsd } from "../money.js";
@@ -45,6 +47,12 @@ export type BlockedTask = {
 };
 
 /** A task by its identity `(planId, taskId)`. */
+/**
+ * A claimed task with its dependencies' work: each dependency whose worker reported a branch and commit,
+ * in the order of the task's `dependencies`.
+ */
+export type ClaimedTask = TaskRecord & { readonly dependencyWork: readonly DependencyWork[] };
+
 export type TaskRef = { readonly planId: string; readonly taskId: string };
 
 /** Identifies a task and fences a mutation: the caller's worker and the version it last saw. */
@@ -233,7 +241,7 @@ export interface TaskStore {
     workerId: string;
     leaseMs: number;
     start?: boolean | undefined;
-  }): Promise<TaskRecord | undefined>;
+  }): Promise<ClaimedTask | undefined>;
 
   /**
    * `CLAIMED` → `IN_PROGRESS`, counting an attempt; writes `START`.
@@ -247,11 +255,16 @@ export interface TaskStore {
    * on the crossing. Claim columns are cleared, and the attempt's budget reservation settled.
    * The cost counts once per `idempotencyKey` (the attempt's; derived from the fence when absent),
    * also when the fence is refused because the lease was lost: the agent ran and the money is spent.
-   * `verification` is stored on the task (`undefined`, from older clients: none).
+   * `verification` and `work` (the branch and commit holding the task's work) are stored on the task and
+   * `work` goes into the `COMPLETE` event as `branch` and `commit` (`undefined`, from older clients: none).
    * @throws {VersionConflict} @throws {NotOwner} (after recording the cost)
    */
   complete(
-    fence: FinishReport & { detail?: JsonObject | undefined; verification?: Verification | undefined },
+    fence: FinishReport & {
+      detail?: JsonObject | undefined;
+      verification?: Verification | undefined;
+      work?: TaskWork | undefined;
+    },
   ): Promise<FinishResult>;
 
   /**
