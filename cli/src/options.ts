@@ -1,3 +1,4 @@
+import { MAX_DURATION_MS, parseDuration } from "@whilly/core";
 import { UsageError } from "./exit-codes.js";
 
 const WHOLE = /^\d+$/;
@@ -31,4 +32,42 @@ export function wholeNumberOption(
   throw new UsageError(`${flag} must be a whole number ${allowed}; got '${String(raw)}'`, {
     hint: WHOLE.test(text) ? rangeHint : hint,
   });
+}
+
+/** A duration flag in ms. @throws {UsageError} naming the flag, with an example. */
+export function durationFlag(raw: unknown, flag: string, example: string): number {
+  const text = Array.isArray(raw) ? undefined : String(raw);
+  const ms = text === undefined ? undefined : parseDuration(text);
+  if (ms !== undefined) return ms;
+  // A well-formed duration too long for a timer: say so, and the longest one taken.
+  if (text !== undefined && tooLong(text)) {
+    const longest = Math.floor(MAX_DURATION_MS / 3_600_000);
+    throw new UsageError(`${flag} '${text}' is too long: at most ${longest}h (about 24 days)`, {
+      hint: `give at most ${longest}h, e.g. ${flag} ${example}`,
+    });
+  }
+  throw new UsageError(`${flag} must be a duration like 90s, 30m or 1h; got '${String(raw)}'`, {
+    hint: `a number with s, m or h, or a bare number of seconds, e.g. ${flag} ${example}`,
+  });
+}
+
+/** True for a duration's text that is well formed but longer than {@link MAX_DURATION_MS}. */
+function tooLong(text: string): boolean {
+  const shape = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!shape) return false;
+  const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[shape[2] ?? "s"] ?? 1000;
+  return Number(shape[1]) * unitMs > MAX_DURATION_MS;
+}
+
+/** A text flag given once, not blank; `undefined` when absent. @throws {UsageError} otherwise. */
+export function textFlag(raw: unknown, flag: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw)) {
+    throw new UsageError(`${flag} was given ${raw.length} times; give it once`, {
+      hint: `keep the one you mean: ${flag} VALUE`,
+    });
+  }
+  const text = String(raw);
+  if (text.trim() === "") throw new UsageError(`${flag} is empty`, { hint: `give a value, or drop ${flag}` });
+  return text;
 }

@@ -7,7 +7,18 @@ export {
   type LeftoversResult,
   type OversizedFile,
 } from "./leftovers.js";
-export { checkBranchOption, findRepository, gitTopLevel, WHILLY_GIT_IDENTITY } from "./repo.js";
+export {
+  branchTip,
+  checkBranchOption,
+  commitArgs,
+  currentBranch,
+  dropWorktree,
+  excludeWhillyDir,
+  findRepository,
+  gitTopLevel,
+  isWorktreeAt,
+  WHILLY_GIT_IDENTITY,
+} from "./repo.js";
 export { slugOf } from "./slug.js";
 export {
   type KeptWorkspace,

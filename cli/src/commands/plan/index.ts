@@ -5,6 +5,7 @@ import { budgetCommand } from "./budget.js";
 import { createCommand } from "./create.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { integrateCommand } from "./integrate.js";
 import { listCommand } from "./list.js";
 import { resetCommand } from "./reset.js";
 import { showCommand } from "./show.js";
@@ -21,9 +22,10 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
       resetCommand,
       budgetCommand,
       listCommand,
+      integrateCommand,
     ]) {
       register(p, ctx);
     }
-    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset, budget or list");
+    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset, budget, list or integrate");
   });
 }

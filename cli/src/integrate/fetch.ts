@@ -1,0 +1,37 @@
+import { outputTail, type TaskWork } from "@whilly/core";
+import type { IntegrationTarget } from "./target.js";
+
+/** True when the clone holds `commit` (as a commit object). */
+export async function hasCommit(target: IntegrationTarget, commit: string): Promise<boolean> {
+  const found = await target.git.run(target.top, ["cat-file", "-e", `${commit}^{commit}`]);
+  return found.code === 0;
+}
+
+/** How getting a task's commit went: `fetched` says whether the remote was asked. */
+export type FetchResult =
+  | { readonly ok: true; readonly fetched: boolean }
+  | { readonly ok: false; readonly message: string; readonly output_tail: string };
+
+/**
+ * Makes the task's commit present in the clone: kept as is when it already is, else fetched with its
+ * branch from the remote (`git fetch <remote> refs/heads/<branch>`), which must then hold it; a branch
+ * pushed again since (a re-run of the task) may no longer.
+ */
+export async function fetchWork(target: IntegrationTarget, work: TaskWork): Promise<FetchResult> {
+  if (await hasCommit(target, work.commit)) return { ok: true, fetched: false };
+  const { git, top, remote } = target;
+  const fetch = await git.run(top, ["fetch", "-q", "--no-tags", remote, `refs/heads/${work.branch}`]);
+  if (fetch.code !== 0) {
+    return {
+      ok: false,
+      message: `could not fetch ${work.branch} from ${remote} (git fetch exit ${fetch.code})`,
+      output_tail: outputTail(fetch.stderr.trim()),
+    };
+  }
+  if (await hasCommit(target, work.commit)) return { ok: true, fetched: true };
+  return {
+    ok: false,
+    message: `${remote}'s ${work.branch} does not hold the recorded commit ${work.commit.slice(0, 12)}`,
+    output_tail: "the branch was pushed again since the task was DONE, or the commit was never pushed",
+  };
+}

@@ -1,0 +1,73 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { branchTip, dropWorktree, excludeWhillyDir, isWorktreeAt } from "@whilly/agent";
+import type { IntegrationTarget } from "./target.js";
+
+/**
+ * What a previous run (or the user) left in the integration worktree: nothing, a clean tree, a merge
+ * in progress (its `MERGE_HEAD` and the files still unmerged), uncommitted changes to tracked files,
+ * or the worktree switched to another branch.
+ */
+export type WorktreeState =
+  | { readonly kind: "absent" }
+  | { readonly kind: "clean" }
+  | { readonly kind: "merging"; readonly mergeHead: string; readonly files: readonly string[] }
+  | { readonly kind: "dirty"; readonly files: readonly string[] }
+  | { readonly kind: "other_branch"; readonly head: string };
+
+/** Reads the integration worktree's state; see {@link WorktreeState}. */
+export async function worktreeState(target: IntegrationTarget): Promise<WorktreeState> {
+  const { git, dir } = target;
+  if (!(await isWorktreeAt(git, dir, "any"))) return { kind: "absent" };
+  const head = await git.run(dir, ["symbolic-ref", "-q", "HEAD"]);
+  if (head.stdout.trim() !== `refs/heads/${target.branch}`) {
+    return { kind: "other_branch", head: head.stdout.trim().replace(/^refs\/heads\//, "") || "detached HEAD" };
+  }
+  const merging = await git.run(dir, ["rev-parse", "-q", "--verify", "MERGE_HEAD"]);
+  if (merging.code === 0) {
+    const files = await listed(target, ["diff", "--name-only", "--diff-filter=U", "-z"]);
+    return { kind: "merging", mergeHead: merging.stdout.trim(), files };
+  }
+  const changed = await listed(target, ["diff", "--name-only", "-z", "HEAD"]);
+  if (changed.length > 0) return { kind: "dirty", files: changed };
+  return { kind: "clean" };
+}
+
+/**
+ * The integration branch's tip, creating the branch at the clone's HEAD when it is missing (the user's
+ * working tree is not touched).
+ */
+export async function ensureBranch(
+  target: IntegrationTarget,
+): Promise<{ readonly tip: string; readonly created: boolean }> {
+  const tip = await branchTip(target.git, target.top, target.branch);
+  if (tip !== undefined) return { tip, created: false };
+  await target.git.ok(target.top, ["branch", "--no-track", target.branch, "HEAD"]);
+  const made = await branchTip(target.git, target.top, target.branch);
+  if (made === undefined) throw new Error(`git branch ${target.branch} made no branch`);
+  return { tip: made, created: true };
+}
+
+/**
+ * The integration worktree with the branch checked out: the one a previous run left, or a new one
+ * (`fresh`, which the plan's setup has yet to prepare). `.whilly/` is kept out of git's status.
+ * @throws ConfigurationError when git cannot add the worktree.
+ */
+export async function openWorktree(target: IntegrationTarget): Promise<{ readonly fresh: boolean }> {
+  const { git, top, dir } = target;
+  if (await isWorktreeAt(git, dir, "any")) return { fresh: false };
+  await dropWorktree(git, top, dir);
+  await excludeWhillyDir(git, top);
+  await mkdir(dirname(dir), { recursive: true });
+  await git.ok(top, ["worktree", "add", "-q", dir, target.branch]);
+  return { fresh: true };
+}
+
+/** Removes the integration worktree (the branch stays), so the user can check the branch out. */
+export function closeWorktree(target: IntegrationTarget): Promise<void> {
+  return dropWorktree(target.git, target.top, target.dir);
+}
+
+async function listed(target: IntegrationTarget, args: readonly string[]): Promise<string[]> {
+  return (await target.git.ok(target.dir, args)).split("\0").filter((entry) => entry !== "");
+}
