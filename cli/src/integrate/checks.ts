@@ -69,7 +69,8 @@ export async function runVerify(
 ): Promise<CheckFailure | undefined> {
   if (settings.verify.length === 0) return undefined;
   const result = await runChecks({ ...settings, cwd: target.dir, steps: [], verify: settings.verify });
-  if (result.aborted) return { step: "verify", exit_code: null, output_tail: "interrupted", interrupted: true };
+  if (result.aborted)
+    return { step: "verify", exit_code: null, output_tail: "interrupted", interrupted: true };
   if (result.failing !== undefined) {
     const { step, exit_code, output_tail } = result.failing;
     return { step, exit_code, output_tail, interrupted: false };

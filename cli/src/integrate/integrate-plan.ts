@@ -3,7 +3,7 @@ import type { TaskStatus } from "@whilly/core";
 import { type CheckSettings, recordVerified, runSetup, runVerify, verifiedCommit } from "./checks.js";
 import { fetchWork, hasCommit } from "./fetch.js";
 import { isMerged, mergeCommit } from "./merge.js";
-import type { IntegrationQueue } from "./order.js";
+import type { IntegrationQueue, QueuedTask } from "./order.js";
 import { pushBranch } from "./push.js";
 import {
   conflictStop,
@@ -29,8 +29,8 @@ export type IntegrationReport = {
   readonly merged: readonly { readonly taskId: string; readonly commit: string; readonly fetched: boolean }[];
   /** DONE tasks whose commit the branch already held (an earlier run, or the user). */
   readonly alreadyIn: readonly { readonly taskId: string; readonly commit: string }[];
-  /** DONE tasks not looked at because the run stopped first. */
-  readonly notReached: readonly string[];
+  /** DONE tasks not in the branch yet because the run stopped: the one it stopped at (unless merged) and later ones. */
+  readonly pending: readonly string[];
   readonly notDone: readonly { readonly id: string; readonly status: TaskStatus }[];
   /** The branch's tip when the run ended. */
   readonly tip: string;
@@ -60,116 +60,160 @@ export type IntegrateOptions = {
  * went in; then `push` pushes the branch.
  * @throws ConfigurationError when git fails outside a merge, or the remote needed is missing.
  */
-export async function integratePlan(
+export function integratePlan(
   target: IntegrationTarget,
   options: IntegrateOptions,
 ): Promise<IntegrationReport> {
-  const at: StopContext = { dir: target.dir, branch: target.branch, rerun: options.rerun };
-  const merged: { taskId: string; commit: string; fetched: boolean }[] = [];
-  const alreadyIn: { taskId: string; commit: string }[] = [];
-  const done = options.queue.done;
-  let reached = 0;
-  let created = false;
-  let pushed = false;
-  const finish = async (stop: Stop | undefined): Promise<IntegrationReport> => {
-    if (stop === undefined) await closeWorktree(target);
-    const tip = (await target.git.run(target.top, ["rev-parse", "-q", "--verify", `refs/heads/${target.branch}`]))
-      .stdout.trim();
-    return {
-      planId: options.planId,
-      branch: target.branch,
-      created,
-      remote: target.remote,
-      merged,
-      alreadyIn,
-      notReached: done.slice(reached).map((t) => t.id),
-      notDone: options.queue.notDone,
-      tip,
-      pushed,
-      worktree: stop !== undefined && existsSync(target.dir) ? target.dir : undefined,
-      stop,
-    };
-  };
-  const taskOf = (commit: string) => done.find((t) => t.work?.commit === commit)?.id;
+  return new IntegrationRun(target, options).run();
+}
 
-  const state = await worktreeState(target);
-  if (state.kind === "merging") return finish(conflictStop(at, taskOf(state.mergeHead), state.files, false));
-  if (state.kind === "dirty" || state.kind === "other_branch") return finish(worktreeStop(at, state));
-  const branch = await ensureBranch(target);
-  created = branch.created;
-  let verified = await verifiedCommit(target);
-  if (created || verified === undefined) {
-    await recordVerified(target, branch.tip);
-    verified = branch.tip;
+/** One run of {@link integratePlan}: what it did so far, and whether the worktree is open. */
+class IntegrationRun {
+  private readonly at: StopContext;
+  private readonly merged: { taskId: string; commit: string; fetched: boolean }[] = [];
+  private readonly alreadyIn: { taskId: string; commit: string }[] = [];
+  private reached = 0;
+  private created = false;
+  private pushed = false;
+  private open = false;
+
+  constructor(
+    private readonly target: IntegrationTarget,
+    private readonly options: IntegrateOptions,
+  ) {
+    this.at = { dir: target.dir, branch: target.branch, rerun: options.rerun };
   }
-  const missing = [];
-  for (const task of done) if (task.work && !(await hasCommit(target, task.work.commit))) missing.push(task.id);
-  if (missing.length > 0) await requireRemote(target, `to fetch the work of task ${missing.join(", ")}`);
 
-  let open = state.kind !== "absent";
-  const ensureOpen = async (): Promise<Stop | undefined> => {
-    if (open) return undefined;
-    const { fresh } = await openWorktree(target);
-    open = true;
-    const failed = fresh ? await runSetup(target, options.checks) : undefined;
-    if (failed === undefined) return undefined;
-    await closeWorktree(target);
-    open = false;
-    return setupStop(at, failed);
-  };
+  async run(): Promise<IntegrationReport> {
+    const stop = (await this.start()) ?? (await this.mergeAll()) ?? (await this.push());
+    if (stop === undefined) await closeWorktree(this.target);
+    return this.report(stop);
+  }
 
-  // A tip past the last verified one (the user's merge or fix): check it before merging onto it.
-  if (options.checks.verify.length > 0 && branch.tip !== verified) {
+  /**
+   * Refuses a worktree left mid-merge or with changes, makes the branch if missing, checks the remote
+   * is there when something must be fetched, and verifies a tip the user moved.
+   */
+  private async start(): Promise<Stop | undefined> {
+    const { target, at } = this;
+    const state = await worktreeState(target);
+    if (state.kind === "merging") return conflictStop(at, this.taskOf(state.mergeHead), state.files, false);
+    if (state.kind === "dirty" || state.kind === "other_branch") return worktreeStop(at, state);
+    this.open = state.kind !== "absent";
+    const branch = await ensureBranch(target);
+    this.created = branch.created;
+    let verified = await verifiedCommit(target);
+    if (branch.created || verified === undefined) {
+      await recordVerified(target, branch.tip);
+      verified = branch.tip;
+    }
+    const missing: string[] = [];
+    for (const { id, work } of this.options.queue.done)
+      if (work && !(await hasCommit(target, work.commit))) missing.push(id);
+    if (missing.length > 0) await requireRemote(target, `to fetch the work of task ${missing.join(", ")}`);
+    if (this.options.checks.verify.length === 0 || branch.tip === verified) return undefined;
+    // A tip past the last verified one (the user's merge or fix): check it before merging onto it.
     const last = await secondParent(target, branch.tip);
-    const taskId = last === undefined ? undefined : taskOf(last);
-    const setupFailed = await ensureOpen();
-    if (setupFailed) return finish(setupFailed);
-    const failed = await runVerify(target, options.checks);
-    if (failed) return finish(verifyStop(at, taskId, failed));
-    options.progress(`${target.branch}: verify passed on ${branch.tip.slice(0, 12)}`);
-    await recordVerified(target, branch.tip);
+    const failed = (await this.ensureOpen()) ?? (await runVerify(target, this.options.checks));
+    if (failed === undefined) {
+      this.options.progress(`${target.branch}: verify passed on ${branch.tip.slice(0, 12)}`);
+      await recordVerified(target, branch.tip);
+      return undefined;
+    }
+    return "reason" in failed ? failed : verifyStop(at, last && this.taskOf(last), failed);
   }
 
-  for (const task of done) {
+  private async mergeAll(): Promise<Stop | undefined> {
+    for (const task of this.options.queue.done) {
+      const stop = await this.mergeTask(task);
+      if (stop !== undefined) return stop;
+      this.reached++;
+    }
+    return undefined;
+  }
+
+  /** Merges one task's work and verifies the result; `undefined` when it is in (now or before). */
+  private async mergeTask(task: QueuedTask): Promise<Stop | undefined> {
+    const { target, at, options } = this;
     const work = task.work;
-    if (work === undefined) return finish(noWorkStop(at, task.id));
+    if (work === undefined) return noWorkStop(at, task.id);
     if ((await hasCommit(target, work.commit)) && (await isMerged(target, work.commit))) {
-      alreadyIn.push({ taskId: task.id, commit: work.commit });
+      this.alreadyIn.push({ taskId: task.id, commit: work.commit });
       options.progress(`${task.id}: already in ${target.branch}`);
-      reached++;
-      continue;
+      return undefined;
     }
     const fetched = await fetchWork(target, work);
     if (!fetched.ok) {
       const next = [
         `check that ${work.branch} is on ${target.remote} (git ls-remote ${target.remote} ${work.branch}), then run again: ${options.rerun}`,
       ];
-      return finish(gitStop("fetch_failed", task.id, fetched.message, fetched.output_tail, next));
+      return gitStop("fetch_failed", task.id, fetched.message, fetched.output_tail, next);
     }
-    const setupFailed = await ensureOpen();
-    if (setupFailed) return finish(setupFailed);
+    const setupFailed = await this.ensureOpen();
+    if (setupFailed) return setupFailed;
     const result = await mergeCommit(target, { planId: options.planId, id: task.id }, work.commit);
-    if (result.kind === "conflict") return finish(conflictStop(at, task.id, result.files, true));
+    if (result.kind === "conflict") return conflictStop(at, task.id, result.files, true);
     if (result.kind === "failed") {
       const message = `git merge of task ${task.id} failed (exit ${result.exit_code}) before merging anything`;
       const next = [`fix what git says in ${target.dir}, then run again: ${options.rerun}`];
-      return finish(gitStop("merge_failed", task.id, message, result.output_tail, next));
+      return gitStop("merge_failed", task.id, message, result.output_tail, next);
     }
-    reached++;
+    this.merged.push({ taskId: task.id, commit: work.commit, fetched: fetched.fetched });
     const failed = await runVerify(target, options.checks);
-    merged.push({ taskId: task.id, commit: work.commit, fetched: fetched.fetched });
-    if (failed) return finish(verifyStop(at, task.id, failed));
+    if (failed) {
+      this.reached++;
+      return verifyStop(at, task.id, failed);
+    }
     await recordVerified(target, result.commit);
-    const checked = options.checks.verify.length > 0 ? ", verify passed" : "";
-    options.progress(`${task.id}: merged${fetched.fetched ? ` (fetched from ${target.remote})` : ""}${checked}`);
+    const from = fetched.fetched ? ` (fetched from ${target.remote})` : "";
+    options.progress(`${task.id}: merged${from}${options.checks.verify.length > 0 ? ", verify passed" : ""}`);
+    return undefined;
   }
-  if (options.push) {
-    const failed = await pushBranch(target);
-    if (failed !== undefined) return finish(failed);
-    pushed = true;
-    options.progress(`${target.branch}: pushed to ${target.remote}`);
+
+  private async push(): Promise<Stop | undefined> {
+    if (!this.options.push) return undefined;
+    const failed = await pushBranch(this.target);
+    if (failed !== undefined) return failed;
+    this.pushed = true;
+    this.options.progress(`${this.target.branch}: pushed to ${this.target.remote}`);
+    return undefined;
   }
-  return finish(undefined);
+
+  /** Opens the worktree when it is not yet, running the plan's setup in a new one (removed again if it fails). */
+  private async ensureOpen(): Promise<Stop | undefined> {
+    if (this.open) return undefined;
+    const { fresh } = await openWorktree(this.target);
+    this.open = true;
+    const failed = fresh ? await runSetup(this.target, this.options.checks) : undefined;
+    if (failed === undefined) return undefined;
+    await closeWorktree(this.target);
+    this.open = false;
+    return setupStop(this.at, failed);
+  }
+
+  private taskOf(commit: string): string | undefined {
+    return this.options.queue.done.find((t) => t.work?.commit === commit)?.id;
+  }
+
+  private async report(stop: Stop | undefined): Promise<IntegrationReport> {
+    const { target, options } = this;
+    const ref = `refs/heads/${target.branch}`;
+    const tip = (await target.git.run(target.top, ["rev-parse", "-q", "--verify", ref])).stdout.trim();
+    return {
+      planId: options.planId,
+      branch: target.branch,
+      created: this.created,
+      remote: target.remote,
+      merged: this.merged,
+      alreadyIn: this.alreadyIn,
+      pending: options.queue.done.slice(this.reached).map((t) => t.id),
+      notDone: options.queue.notDone,
+      tip,
+      pushed: this.pushed,
+      worktree: stop !== undefined && existsSync(target.dir) ? target.dir : undefined,
+      stop,
+    };
+  }
 }
 
 /** The commit a merge commit merged in (`<commit>^2`), or `undefined` for any other commit. */

@@ -27,7 +27,15 @@ export async function mergeCommit(
 ): Promise<MergeResult> {
   const { git, dir } = target;
   const message = `whilly: merge ${task.id} (plan ${task.planId})`;
-  const merge = await git.run(dir, [...target.commitArgs, "merge", "--no-ff", "--no-edit", "-m", message, commit]);
+  const merge = await git.run(dir, [
+    ...target.commitArgs,
+    "merge",
+    "--no-ff",
+    "--no-edit",
+    "-m",
+    message,
+    commit,
+  ]);
   if (merge.code === 0) return { kind: "merged", commit: (await git.ok(dir, ["rev-parse", "HEAD"])).trim() };
   const unmerged = await git.run(dir, ["diff", "--name-only", "--diff-filter=U", "-z"]);
   const files = unmerged.stdout.split("\0").filter((file) => file !== "");

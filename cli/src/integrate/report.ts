@@ -13,7 +13,7 @@ export function reportJson(report: IntegrationReport) {
     pushed: report.pushed,
     merged: report.merged.map((m) => ({ task_id: m.taskId, commit: m.commit, fetched: m.fetched })),
     already_in: report.alreadyIn.map((m) => ({ task_id: m.taskId, commit: m.commit })),
-    not_reached: report.notReached,
+    not_reached: report.pending,
     not_done: report.notDone.map((t) => ({ task_id: t.id, status: t.status })),
     worktree: report.worktree ?? null,
     stopped:
@@ -38,14 +38,18 @@ export function reportText(report: IntegrationReport): string {
   const tip = report.tip ? ` at ${report.tip.slice(0, 12)}` : "";
   lines.push(`plan ${report.planId} → ${report.branch}${report.created ? " (created from HEAD)" : ""}${tip}`);
   const list = (items: readonly string[]) => (items.length === 0 ? "none" : items.join(", "));
-  lines.push(`  merged:      ${list(report.merged.map((m) => m.taskId + (m.fetched ? ` (fetched from ${report.remote})` : "")))}`);
+  lines.push(
+    `  merged:      ${list(report.merged.map((m) => m.taskId + (m.fetched ? ` (fetched from ${report.remote})` : "")))}`,
+  );
   lines.push(`  already in:  ${list(report.alreadyIn.map((m) => m.taskId))}`);
-  if (report.notReached.length > 0) lines.push(`  not reached: ${list(report.notReached)}`);
+  if (report.pending.length > 0) lines.push(`  not merged:  ${list(report.pending)}`);
   if (report.notDone.length > 0)
     lines.push(`  not DONE, not integrated: ${list(report.notDone.map((t) => `${t.id} (${t.status})`))}`);
   const stop = report.stop;
   if (stop === undefined) {
-    lines.push(report.pushed ? `pushed ${report.branch} to ${report.remote}` : `integrated: ${report.branch}`);
+    lines.push(
+      report.pushed ? `pushed ${report.branch} to ${report.remote}` : `integrated: ${report.branch}`,
+    );
     return `${lines.join("\n")}\n`;
   }
   lines.push(`stopped: ${stop.message}`);

@@ -65,7 +65,14 @@ export async function openTarget(options: TargetOptions): Promise<IntegrationTar
       },
     );
   }
-  return { git, top, branch: options.branch, remote: options.remote, dir, commitArgs: await commitArgs(git, top) };
+  return {
+    git,
+    top,
+    branch: options.branch,
+    remote: options.remote,
+    dir,
+    commitArgs: await commitArgs(git, top),
+  };
 }
 
 /**

@@ -21,7 +21,10 @@ export async function worktreeState(target: IntegrationTarget): Promise<Worktree
   if (!(await isWorktreeAt(git, dir, "any"))) return { kind: "absent" };
   const head = await git.run(dir, ["symbolic-ref", "-q", "HEAD"]);
   if (head.stdout.trim() !== `refs/heads/${target.branch}`) {
-    return { kind: "other_branch", head: head.stdout.trim().replace(/^refs\/heads\//, "") || "detached HEAD" };
+    return {
+      kind: "other_branch",
+      head: head.stdout.trim().replace(/^refs\/heads\//, "") || "detached HEAD",
+    };
   }
   const merging = await git.run(dir, ["rev-parse", "-q", "--verify", "MERGE_HEAD"]);
   if (merging.code === 0) {

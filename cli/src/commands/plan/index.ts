@@ -26,6 +26,9 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
     ]) {
       register(p, ctx);
     }
-    return p.demandCommand(1, "name a plan verb: import, apply, create, export, show, reset, budget, list or integrate");
+    return p.demandCommand(
+      1,
+      "name a plan verb: import, apply, create, export, show, reset, budget, list or integrate",
+    );
   });
 }

@@ -28,7 +28,11 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
           type: "string",
           describe: "branch to merge into, made from HEAD when missing (default whilly/<plan-slug>)",
         })
-        .option("push", { type: "boolean", default: false, describe: "push the branch to the remote at the end" })
+        .option("push", {
+          type: "boolean",
+          default: false,
+          describe: "push the branch to the remote at the end",
+        })
         .option("remote", {
           type: "string",
           default: "origin",
@@ -80,7 +84,8 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
       });
       ctx.io.out.write(args.json ? `${JSON.stringify(reportJson(report), null, 2)}\n` : reportText(report));
       const stop = report.stop;
-      ctx.exitCode = stop === undefined ? EXIT.ok : stop.reason === "interrupted" ? EXIT.interrupted : EXIT.failed;
+      ctx.exitCode =
+        stop === undefined ? EXIT.ok : stop.reason === "interrupted" ? EXIT.interrupted : EXIT.failed;
     },
   );
 }
