@@ -30,7 +30,7 @@ export type IntegrationReport = {
   /** DONE tasks whose commit the branch already held (an earlier run, or the user). */
   readonly alreadyIn: readonly { readonly taskId: string; readonly commit: string }[];
   /** DONE tasks not in the branch yet because the run stopped: the one it stopped at (unless merged) and later ones. */
-  readonly pending: readonly string[];
+  readonly notMerged: readonly string[];
   readonly notDone: readonly { readonly id: string; readonly status: TaskStatus }[];
   /** The branch's tip when the run ended. */
   readonly tip: string;
@@ -206,7 +206,7 @@ class IntegrationRun {
       remote: target.remote,
       merged: this.merged,
       alreadyIn: this.alreadyIn,
-      pending: options.queue.done.slice(this.reached).map((t) => t.id),
+      notMerged: options.queue.done.slice(this.reached).map((t) => t.id),
       notDone: options.queue.notDone,
       tip,
       pushed: this.pushed,

@@ -13,7 +13,7 @@ export function reportJson(report: IntegrationReport) {
     pushed: report.pushed,
     merged: report.merged.map((m) => ({ task_id: m.taskId, commit: m.commit, fetched: m.fetched })),
     already_in: report.alreadyIn.map((m) => ({ task_id: m.taskId, commit: m.commit })),
-    not_reached: report.pending,
+    not_merged: report.notMerged,
     not_done: report.notDone.map((t) => ({ task_id: t.id, status: t.status })),
     worktree: report.worktree ?? null,
     stopped:
@@ -42,7 +42,7 @@ export function reportText(report: IntegrationReport): string {
     `  merged:      ${list(report.merged.map((m) => m.taskId + (m.fetched ? ` (fetched from ${report.remote})` : "")))}`,
   );
   lines.push(`  already in:  ${list(report.alreadyIn.map((m) => m.taskId))}`);
-  if (report.pending.length > 0) lines.push(`  not merged:  ${list(report.pending)}`);
+  if (report.notMerged.length > 0) lines.push(`  not merged:  ${list(report.notMerged)}`);
   if (report.notDone.length > 0)
     lines.push(`  not DONE, not integrated: ${list(report.notDone.map((t) => `${t.id} (${t.status})`))}`);
   const stop = report.stop;
