@@ -120,7 +120,9 @@ class IntegrationRun {
       await recordVerified(target, branch.tip);
       return undefined;
     }
-    return "reason" in failed ? failed : verifyStop(at, last && this.taskOf(last), failed);
+    if ("reason" in failed) return failed;
+    this.options.progress(`${target.branch}: verify failed on ${branch.tip.slice(0, 12)}`);
+    return verifyStop(at, last && this.taskOf(last), failed);
   }
 
   private async mergeAll(): Promise<Stop | undefined> {
@@ -147,13 +149,21 @@ class IntegrationRun {
       const next = [
         `check that ${work.branch} is on ${target.remote} (git ls-remote ${target.remote} ${work.branch}), then run again: ${options.rerun}`,
       ];
+      options.progress(`${task.id}: could not get its commit from ${target.remote}`);
       return gitStop("fetch_failed", task.id, fetched.message, fetched.output_tail, next);
     }
     const setupFailed = await this.ensureOpen();
     if (setupFailed) return setupFailed;
     const result = await mergeCommit(target, { planId: options.planId, id: task.id }, work.commit);
-    if (result.kind === "conflict") return conflictStop(at, task.id, result.files, true);
+    const from = fetched.fetched ? ` (fetched from ${target.remote})` : "";
+    if (result.kind === "conflict") {
+      options.progress(
+        `${task.id}: conflict in ${result.files.length} file${result.files.length === 1 ? "" : "s"}`,
+      );
+      return conflictStop(at, task.id, result.files, true);
+    }
     if (result.kind === "failed") {
+      options.progress(`${task.id}: git merge failed`);
       const message = `git merge of task ${task.id} failed (exit ${result.exit_code}) before merging anything`;
       const next = [`fix what git says in ${target.dir}, then run again: ${options.rerun}`];
       return gitStop("merge_failed", task.id, message, result.output_tail, next);
@@ -161,11 +171,11 @@ class IntegrationRun {
     this.merged.push({ taskId: task.id, commit: work.commit, fetched: fetched.fetched });
     const failed = await runVerify(target, options.checks);
     if (failed) {
+      options.progress(`${task.id}: merged${from}, verify failed`);
       this.reached++;
       return verifyStop(at, task.id, failed);
     }
     await recordVerified(target, result.commit);
-    const from = fetched.fetched ? ` (fetched from ${target.remote})` : "";
     options.progress(`${task.id}: merged${from}${options.checks.verify.length > 0 ? ", verify passed" : ""}`);
     return undefined;
   }
@@ -195,8 +205,20 @@ class IntegrationRun {
     return this.options.queue.done.find((t) => t.work?.commit === commit)?.id;
   }
 
+  /**
+   * The report; DONE tasks the run did not get to are sorted into those the branch holds already (an
+   * earlier run's, or the user's) and those it does not.
+   */
   private async report(stop: Stop | undefined): Promise<IntegrationReport> {
     const { target, options } = this;
+    const notMerged: string[] = [];
+    for (const { id, work } of options.queue.done.slice(this.reached)) {
+      if (this.merged.some((m) => m.taskId === id)) continue;
+      const isIn =
+        work !== undefined && (await hasCommit(target, work.commit)) && (await isMerged(target, work.commit));
+      if (isIn && work !== undefined) this.alreadyIn.push({ taskId: id, commit: work.commit });
+      else notMerged.push(id);
+    }
     const ref = `refs/heads/${target.branch}`;
     const tip = (await target.git.run(target.top, ["rev-parse", "-q", "--verify", ref])).stdout.trim();
     return {
@@ -206,7 +228,7 @@ class IntegrationRun {
       remote: target.remote,
       merged: this.merged,
       alreadyIn: this.alreadyIn,
-      notMerged: options.queue.done.slice(this.reached).map((t) => t.id),
+      notMerged,
       notDone: options.queue.notDone,
       tip,
       pushed: this.pushed,
