@@ -20,6 +20,7 @@ export {
   WHILLY_GIT_IDENTITY,
 } from "./repo.js";
 export { slugOf } from "./slug.js";
+export { markPlan } from "./tip.js";
 export {
   type KeptWorkspace,
   openWorkspaces,

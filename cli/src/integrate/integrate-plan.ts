@@ -100,7 +100,7 @@ class IntegrationRun {
     if (state.kind === "merging") return conflictStop(at, this.taskOf(state.mergeHead), state.files, false);
     if (state.kind === "dirty" || state.kind === "other_branch") return worktreeStop(at, state);
     this.open = state.kind !== "absent";
-    const branch = await ensureBranch(target);
+    const branch = await ensureBranch(target, this.options.planId);
     this.created = branch.created;
     let verified = await verifiedCommit(target);
     if (branch.created || verified === undefined) {

@@ -70,6 +70,8 @@ describe("whilly plan integrate", () => {
     expect(git(c.env, c.user, "symbolic-ref", "--short", "HEAD")).toBe("main");
     expect(git(c.env, c.user, "status", "--porcelain")).toBe("");
     expect(git(c.env, c.user, "worktree", "list")).not.toContain(".whilly");
+    // Marked as the plan's, so a local `whilly run` of the plan may build on it.
+    expect(git(c.env, c.user, "config", "branch.whilly/p.whillyPlan")).toBe("p");
 
     const again = await c.whilly("plan", "integrate", "p");
     expect(again.code, again.err).toBe(0);
