@@ -66,6 +66,9 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
       const plan = await store.getPlan(args.plan_id);
       if (!plan) throw new PlanNotFound(args.plan_id);
       const queue = integrationQueue(await store.listTasks(plan.id));
+      const secrets = ctx.settings.secrets;
+      // Merges and checks may take minutes: the embedded store's lock is not held meanwhile.
+      await ctx.close();
       const report = await integratePlan(target, {
         planId: plan.id,
         queue,
@@ -75,7 +78,7 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
           timeoutMs,
           killGraceMs,
           env,
-          secrets: ctx.settings.secrets,
+          secrets,
           signal: ctx.io.interrupt,
         },
         push: args.push,
