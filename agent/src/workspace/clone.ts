@@ -39,6 +39,8 @@ export type CloneWorkspaces = TaskWorkspaces & {
   readonly startCommit: string;
   /** The secrets the remote's URL holds (its password), to be hidden in the agent's output too. */
   readonly remoteSecrets: readonly string[];
+  /** False when the clone has no remote of that name: dependencies' work must then be in the clone. */
+  readonly hasRemote: boolean;
 };
 
 /**
@@ -92,7 +94,7 @@ export async function openCloneWorkspaces(options: CloneWorkspacesOptions): Prom
     base,
     delivery,
   );
-  return { ...trees, startCommit: start, remoteSecrets };
+  return { ...trees, startCommit: start, remoteSecrets, hasRemote: net.hasRemote };
 }
 
 /** What fetching and pushing need. */
