@@ -193,6 +193,8 @@ describe("colour and JSON", () => {
       not_before: null,
       last_failure: null,
       verification: null,
+      branch: null,
+      commit: null,
     });
     expect(show.blocked).toEqual([]);
     const list = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);

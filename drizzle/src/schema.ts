@@ -193,6 +193,12 @@ export const tasks = pgTable(
     lastFailure: jsonb("last_failure").$type<JsonObject>(),
     /** How DONE was accepted: `passed` or `unverified`; NULL unless DONE (or reported by an older client). */
     verification: text("verification"),
+    /**
+     * Where a DONE task's work is, as its worker reported on complete: its git branch and commit (both or
+     * neither). NULL when none was reported (an older client, or not DONE); a reset to PENDING clears them.
+     */
+    workBranch: text("work_branch"),
+    workCommit: text("work_commit"),
     /** The running attempt's last activity from heartbeats (`turns`, `last_tool`, `phase`); NULL when none. */
     progress: jsonb("progress").$type<JsonObject>(),
     createdAt: instant("created_at").notNull().defaultNow(),
@@ -217,6 +223,7 @@ export const tasks = pgTable(
       sql`${t.verification} IS NULL OR ${t.verification} IN ('passed', 'unverified')`,
     ),
     check("tasks_max_attempts_positive", sql`${t.maxAttempts} IS NULL OR ${t.maxAttempts} >= 1`),
+    check("tasks_work_both_or_neither", sql`(${t.workBranch} IS NULL) = (${t.workCommit} IS NULL)`),
     // The claim walks this index in claim order: ready tasks of one plan, most urgent first, then id.
     // A retry's `not_before` is a filter on the rows it reads, not part of the key: few tasks wait on
     // one at a time, and the walk stops at the first claimable row.

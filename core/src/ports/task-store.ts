@@ -46,13 +46,13 @@ export type BlockedTask = {
   readonly blockedBy: readonly string[];
 };
 
-/** A task by its identity `(planId, taskId)`. */
 /**
  * A claimed task with its dependencies' work: each dependency whose worker reported a branch and commit,
  * in the order of the task's `dependencies`.
  */
 export type ClaimedTask = TaskRecord & { readonly dependencyWork: readonly DependencyWork[] };
 
+/** A task by its identity `(planId, taskId)`. */
 export type TaskRef = { readonly planId: string; readonly taskId: string };
 
 /** Identifies a task and fences a mutation: the caller's worker and the version it last saw. */

@@ -3,6 +3,7 @@ import { detectCycles, formatCycle } from "../dag/cycles.js";
 import { topologicalDepth } from "../dag/depth.js";
 import type { DagTaskWithStatus } from "../dag/graph.js";
 import { blockedTasks } from "../dag/readiness.js";
+import type { TaskWork } from "../model.js";
 import type { BlockedTask } from "../ports/task-store.js";
 import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
 import { describeAttempts, describeRetry, type TaskAttempts } from "./task-attempts.js";
@@ -15,8 +16,11 @@ export type StatusColor = (status: TaskStatus, text: string) => string;
 export type PlanGraphInput = {
   readonly planId: string;
   readonly name: string;
-  /** Stored tasks (`TaskRecord`) carry the attempt fields; plain specs draw without them. */
-  readonly tasks: readonly (DagTaskWithStatus & { readonly priority: Priority } & Partial<TaskAttempts>)[];
+  /** Stored tasks (`TaskRecord`) carry the attempt fields and work; plain specs draw without them. */
+  readonly tasks: readonly (DagTaskWithStatus & {
+    readonly priority: Priority;
+    readonly work?: TaskWork | undefined;
+  } & Partial<TaskAttempts>)[];
   /** The plan's `max_attempts`, the limit of tasks without their own. */
   readonly maxAttempts?: number | undefined;
   /** Tasks waiting on a failed or skipped dependency; computed from `tasks` when left out. */
@@ -25,6 +29,9 @@ export type PlanGraphInput = {
   readonly color?: StatusColor | undefined;
 };
 
+/** Digits of a commit id `plan show` prints: git's own default abbreviation. */
+const SHORT_COMMIT = 7;
+
 const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
 
 /**
@@ -32,8 +39,10 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
  * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
  * topological depth then id, followed by `  attempts 1/3` once attempted ({@link describeAttempts}) and
  * `  unverified` for a DONE that rests on the agent's word; under it `    └─ depends on: a, b` for
- * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks and `    ↻ retry not before
- * … · last failure …` after a failed attempt ({@link describeRetry}); and `Summary: N tasks · PENDING=a · DONE=b`
+ * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks, `    ⎇ whilly-tasks/p/a @ 0123abc`
+ * for a task whose work was reported (its branch and the commit's first {@link SHORT_COMMIT} digits) and
+ * `    ↻ retry not before … · last failure …` after a failed attempt ({@link describeRetry}); and
+ * `Summary: N tasks · PENDING=a · DONE=b`
  * listing non-zero counts in status order. Ids and the name are stored text: each stays on its line, with
  * control characters escaped ({@link terminalText}). Pure.
  * @returns the text, each line ending in a newline.
@@ -70,6 +79,9 @@ export function renderPlanGraph(input: PlanGraphInput): string {
       lines.push(
         `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
       );
+    }
+    if (task.work !== undefined) {
+      lines.push(`    ⎇ ${show(task.work.branch)} @ ${show(task.work.commit.slice(0, SHORT_COMMIT))}`);
     }
     const retry = describeRetry(task);
     if (retry !== undefined) lines.push(`    ↻ ${retry}`);

@@ -1,4 +1,4 @@
-import { type ClaimRequest, PlanNotFound, type PlanRecord, type TaskRecord } from "@whilly/core";
+import { type ClaimedTask, type ClaimRequest, PlanNotFound, type PlanRecord } from "@whilly/core";
 import type { Context } from "hono";
 import type { PresentedBearer, Store } from "../store/store.js";
 import { asPresentedWorker } from "./caller.js";
@@ -6,8 +6,8 @@ import { clientGoneSignal } from "./client-gone.js";
 import type { AppDeps } from "./deps.js";
 import { onSharedAbort } from "./shared-abort.js";
 
-/** A claim the caller will be told about. */
-export type Claimed = { readonly task: TaskRecord; readonly plan: PlanRecord | undefined };
+/** A claim the caller will be told about: the task with its dependencies' work, and its plan. */
+export type Claimed = { readonly task: ClaimedTask; readonly plan: PlanRecord | undefined };
 
 /**
  * The long poll behind `POST /tasks/claim`. Tries to claim; when nothing is ready it parks on the

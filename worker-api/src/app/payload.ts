@@ -1,6 +1,8 @@
 import {
   type AgentInstructions,
   type AttemptFailure,
+  type DependencyWork,
+  type DependencyWorkPayload,
   effectiveMaxAttempts,
   type JsonObject,
   type JsonValue,
@@ -13,7 +15,8 @@ import {
 /**
  * A stored task as protocol v1 sends it (snake_case, ISO timestamps). `max_attempts` is the task's
  * limit after defaults (its own, else its plan's, else 3), sent when the task has its own or `plan`
- * (the task's plan, as the caller read it) is given; `previous_failure` is the last failed attempt's.
+ * (the task's plan, as the caller read it) is given; `previous_failure` is the last failed attempt's;
+ * `branch` and `commit` are a DONE task's work (`null` when none was reported).
  */
 export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): TaskPayload {
   const known = task.maxAttempts !== undefined || plan !== undefined;
@@ -36,7 +39,14 @@ export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): 
     not_before: task.notBefore?.toISOString() ?? null,
     previous_failure: task.lastFailure === undefined ? null : failurePayload(task.lastFailure),
     verification: task.verification ?? null,
+    branch: task.work?.branch ?? null,
+    commit: task.work?.commit ?? null,
   };
+}
+
+/** A claim's `dependency_work`: the claimed task's dependencies' work, in the order the store gave. */
+export function toDependencyWorkPayload(work: readonly DependencyWork[]): DependencyWorkPayload[] {
+  return work.map((item) => ({ task_id: item.taskId, branch: item.branch, commit: item.commit }));
 }
 
 /** A failure as JSON, its absent fields left out. */

@@ -91,7 +91,7 @@ export function createStore(
     claimWithPlan: statement(claimWithPlan),
     start: write(start),
     complete: statement((db, fence) =>
-      finish(db, fence, { transition: "COMPLETE", verification: fence.verification }),
+      finish(db, fence, { transition: "COMPLETE", verification: fence.verification, work: fence.work }),
     ),
     fail: statement((db, fence) =>
       finish(db, fence, {

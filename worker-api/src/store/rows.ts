@@ -56,6 +56,10 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     notBefore: row.notBefore ?? undefined,
     lastFailure: row.lastFailure === null ? undefined : (row.lastFailure as unknown as AttemptFailure),
     verification: row.verification === null ? undefined : (row.verification as Verification),
+    work:
+      row.workBranch === null || row.workCommit === null
+        ? undefined
+        : { branch: row.workBranch, commit: row.workCommit },
     progress: row.progress === null ? undefined : (row.progress as AttemptProgress),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -16,6 +16,7 @@ import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeRetryContract } from "./contract/retries.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
+import { describeWorkContract } from "./contract/work.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
 import type { Store } from "./store.js";
 
@@ -58,5 +59,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeRefundContract(ctx);
     describeRetryContract(ctx);
     describeKeyFileContract(ctx);
+    describeWorkContract(ctx);
   });
 }

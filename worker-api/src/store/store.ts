@@ -1,4 +1,5 @@
 import type {
+  ClaimedTask,
   FinishResult,
   PlanRecord,
   TaskFence,
@@ -72,7 +73,7 @@ export interface Store extends TaskStore {
     leaseMs: number;
     start?: boolean | undefined;
     bearer?: PresentedBearer | undefined;
-  }): Promise<{ task: TaskRecord; plan: PlanRecord } | undefined>;
+  }): Promise<{ task: ClaimedTask; plan: PlanRecord } | undefined>;
 
   /**
    * {@link TaskStore.complete}; with `bearer`, checked in the same statement as for

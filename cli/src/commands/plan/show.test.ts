@@ -1,7 +1,14 @@
 import { join } from "node:path";
 import type { PlanRecord, TaskRecord } from "@whilly/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, makeRepo, makeStoreTemplate, removeAll, runCli } from "../../../../test/support/cli.js";
+import {
+  FIXTURES,
+  makeRepo,
+  makeStoreTemplate,
+  removeAll,
+  runCli,
+  withStore,
+} from "../../../../test/support/cli.js";
 import { planShowJson, planShowText } from "./show.js";
 
 const CHECKS = join(FIXTURES, "plans", "checks.tasks.json");
@@ -95,6 +102,35 @@ describe("plan show of tasks with attempts", () => {
   });
 });
 
+describe("plan show of DONE tasks' work", () => {
+  const work = { branch: "whilly-tasks/p/a", commit: "0123456789abcdef0123456789abcdef01234567" };
+  const done = [
+    taskRecord("A", { status: "DONE", attempts: 1, work }),
+    taskRecord("B", { dependencies: ["A"] }),
+  ];
+
+  it("shows the branch and the short commit under a task with work, nothing under one without", () => {
+    const text = planShowText(planRecord(), done, []);
+    expect(text).toContain(
+      "[DONE       ] A  (medium)  attempts 1/3\n    ⎇ whilly-tasks/p/a @ 0123456\n[PENDING",
+    );
+    expect(text).toContain("[PENDING    ] B  (medium)\n    └─ depends on: A\n\n");
+  });
+
+  it("escapes control characters of a reported branch name", () => {
+    const hostile = [taskRecord("A", { status: "DONE", work: { ...work, branch: "x\u001b[2Jy" } })];
+    expect(planShowText(planRecord(), hostile, [])).not.toContain("\u001b");
+  });
+
+  it("carries branch and the full commit in --json, null without work", () => {
+    const json = planShowJson(planRecord(), done, []);
+    expect(json.tasks.map((t) => [t.id, t.branch, t.commit])).toEqual([
+      ["A", work.branch, work.commit],
+      ["B", null, null],
+    ]);
+  });
+});
+
 describe("whilly plan show", () => {
   let template: string;
   beforeAll(async () => {
@@ -126,5 +162,26 @@ describe("whilly plan show", () => {
       not_before: null,
       last_failure: null,
     });
+  });
+
+  it("shows a DONE task's branch and short commit as its worker reported them, and both in --json", async () => {
+    const repo = makeRepo(template);
+    expect((await runCli(["plan", "import", CHECKS], { cwd: repo })).code).toBe(0);
+    const commit = "f".repeat(40);
+    const doneId = await withStore(repo, async (store) => {
+      await store.upsertWorker({ workerId: "w1", hostname: "h" });
+      const claimed = await store.claim({ planId: "checks", workerId: "w1", leaseMs: 60_000, start: true });
+      if (!claimed) throw new Error("nothing ready in checks");
+      const fence = { planId: "checks", taskId: claimed.id, workerId: "w1", version: claimed.version };
+      await store.complete({ ...fence, costMicroUsd: 0, work: { branch: "whilly-tasks/checks/x", commit } });
+      return claimed.id;
+    });
+    const shown = await runCli(["plan", "show", "checks", "--no-color"], { cwd: repo });
+    expect(shown.out).toMatch(
+      new RegExp(`\\[DONE {7}\\] ${doneId} .*\n    ⎇ whilly-tasks/checks/x @ fffffff\n`),
+    );
+    const json = JSON.parse((await runCli(["plan", "show", "checks", "--json"], { cwd: repo })).out);
+    const task = json.tasks.find((t: { id: string }) => t.id === doneId);
+    expect(task).toMatchObject({ status: "DONE", branch: "whilly-tasks/checks/x", commit });
   });
 });

@@ -18,8 +18,8 @@ import { STATUS_STYLE } from "../../output/status-style.js";
 
 /**
  * `whilly plan show <plan_id>`: the DAG with status badges, blocked tasks, DONE tasks marked
- * `unverified`, attempts (used/max, a retry's not-before time, the last failure) and a summary; warns
- * (stderr) of test steps whilly's checks will not run.
+ * `unverified` and their work (branch and short commit), attempts (used/max, a retry's not-before time,
+ * the last failure) and a summary; warns (stderr) of test steps whilly's checks will not run.
  */
 export function showCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
@@ -76,8 +76,8 @@ export function planShowText(
 /**
  * The JSON of `plan show --json`: the plan (budget and spend in USD, `verify`, `setup`, its own
  * `max_attempts` or null), every task (attempts used, its effective `max_attempts`, `verification`
- * null unless DONE, a retry's `not_before` as ISO text or null, `last_failure` as stored or null) and
- * the blocked tasks.
+ * null unless DONE, `branch` and full `commit` of its work or null, a retry's `not_before` as ISO text or
+ * null, `last_failure` as stored or null) and the blocked tasks.
  */
 export function planShowJson(
   plan: PlanRecord,
@@ -103,6 +103,8 @@ export function planShowJson(
       attempts: t.attempts,
       max_attempts: effectiveMaxAttempts(t.maxAttempts, plan.maxAttempts),
       verification: t.verification ?? null,
+      branch: t.work?.branch ?? null,
+      commit: t.work?.commit ?? null,
       not_before: t.notBefore?.toISOString() ?? null,
       last_failure: t.lastFailure ?? null,
       cost_usd: formatUsd(t.spentMicroUsd),

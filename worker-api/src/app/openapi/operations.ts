@@ -149,7 +149,11 @@ export const OPERATIONS: readonly Operation[] = [
     auth: "worker",
     request: "ClaimRequest",
     responses: {
-      200: { description: "A task, leased to this worker, and its plan context.", body: "ClaimResponse" },
+      200: {
+        description:
+          "A task, leased to this worker, its plan context, and its dependencies' work (`dependency_work`).",
+        body: "ClaimResponse",
+      },
       204: { description: "Nothing became ready in time; ask again." },
       401: bearer401,
       403: forbidden,
@@ -158,7 +162,11 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
   transition("start", "StartRequest", "CLAIMED → IN_PROGRESS"),
-  transition("complete", "CompleteRequest", "→ DONE, recording the attempt's cost"),
+  transition(
+    "complete",
+    "CompleteRequest",
+    "→ DONE, recording the attempt's cost and, when sent, the branch and commit holding its work",
+  ),
   transition(
     "fail",
     "FailRequest",

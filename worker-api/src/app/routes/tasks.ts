@@ -17,7 +17,7 @@ import {
 } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
-import { toPlanPayload, toTaskPayload } from "../payload.js";
+import { toDependencyWorkPayload, toPlanPayload, toTaskPayload } from "../payload.js";
 import { keptDetail, keptFailure, keptText } from "../redaction.js";
 import { logTaskTransition } from "../task-log.js";
 
@@ -44,6 +44,7 @@ export function taskRoutes(deps: AppDeps) {
       return c.json({
         task: toTaskPayload(claimed.task, claimed.plan),
         plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
+        dependency_work: toDependencyWorkPayload(claimed.task.dependencyWork),
       });
     })
     .post("/:taskId/start", credential, async (c) => {
@@ -71,6 +72,11 @@ export function taskRoutes(deps: AppDeps) {
           idempotencyKey: body.idempotency_key,
           detail: keptDetail(body.detail, secrets),
           verification: body.verification,
+          // The schema takes both or neither.
+          work:
+            body.branch === undefined || body.commit === undefined
+              ? undefined
+              : { branch: body.branch, commit: body.commit },
         });
       });
       notify(task.planId);

@@ -1,10 +1,11 @@
 import {
   allowedFrom,
   assertLeaseMs,
+  type ClaimedTask,
+  type DependencyWork,
   EVENT_TYPES,
   PlanNotFound,
   type PlanRecord,
-  type TaskRecord,
   targetOf,
 } from "@whilly/core";
 import { attemptCosts, events, plans, tasks } from "@whilly/schema";
@@ -25,8 +26,8 @@ export type ClaimInput = {
   bearer?: PresentedBearer | undefined;
 };
 
-/** A claimed task and its plan as the claim read it, for the claim's answer. */
-export type ClaimedWithPlan = { readonly task: TaskRecord; readonly plan: PlanRecord };
+/** A claimed task (with its dependencies' work) and its plan as the claim read it, for the claim's answer. */
+export type ClaimedWithPlan = { readonly task: ClaimedTask; readonly plan: PlanRecord };
 
 /** How many of a plan's latest recorded attempt costs give its default reservation. */
 const RESERVE_WINDOW = 20;
@@ -58,8 +59,9 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * locked files, it tries again with that task's files, at most {@link KEY_FILE_ROUNDS} times, then
  * answers `undefined` (nothing ready this time; the long poll rechecks). Claims of tasks with disjoint
  * key files take disjoint locks and never wait on each other (docs/claim.md, "Key-file locks").
- * @returns the claimed task with its plan (read in the same statement), or `undefined` when none is
- *   ready or the budget is spent.
+ * The same statement reads the claimed task's dependencies' work (see {@link dependencyWorkSql}).
+ * @returns the claimed task with its dependencies' work and its plan (read in the same statement), or
+ *   `undefined` when none is ready or the budget is spent.
  * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:
  *   nothing is claimed, and a missing plan is not reported).
  * @throws {PlanNotFound} @throws {InvalidInput} for a bad lease or an unregistered worker.
@@ -178,7 +180,8 @@ async function claimStatement(
       ) AS e(ord, event_type, payload)
       ORDER BY e.ord
     )
-    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}, ${wanted} AS wanted_files
+    SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}, ${wanted} AS wanted_files,
+      ${dependencyWorkSql} AS dependency_work
     FROM held LEFT JOIN plan ON true LEFT JOIN claimed ON true
   `);
   const [raw] = rawRows(result);
@@ -186,7 +189,10 @@ async function claimStatement(
   const plan = fromPrefixed(plans, raw, "p_");
   if (!plan) throw new PlanNotFound(input.planId);
   const task = fromPrefixed(tasks, raw, "t_");
-  if (task) return { task: toTaskRecord(task), plan: toPlanRecord(plan) };
+  if (task) {
+    const dependencyWork = toDependencyWork(raw.dependency_work);
+    return { task: { ...toTaskRecord(task), dependencyWork }, plan: toPlanRecord(plan) };
+  }
   if (raw.wanted_files === null || raw.wanted_files === undefined) return undefined;
   // Decoded as the column decodes it: drivers differ in how they hand back jsonb.
   return { needsLocks: true, files: tasks.keyFiles.mapFromDriverValue(raw.wanted_files) as string[] };
@@ -209,7 +215,36 @@ function ready(t: SQL, planId: string): SQL {
     AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)`;
 }
 
+/**
+ * The claimed task's dependencies that hold work, as a jsonb array of `{task_id, branch, commit}` in the
+ * order of its `dependencies` (a repeated id counts at its first place); `[]` when none, or nothing was
+ * claimed. A subquery of the claim's answer, so it costs primary-key reads of the one claimed task's
+ * dependencies and no round trip.
+ */
+const dependencyWorkSql = sql`COALESCE((
+  SELECT jsonb_agg(jsonb_build_object('task_id', w.id, 'branch', w.work_branch, 'commit', w.work_commit)
+    ORDER BY w.ord)
+  FROM (
+    SELECT d.id, d.work_branch, d.work_commit, min(dep.ord) AS ord
+    FROM jsonb_array_elements_text(claimed.dependencies) WITH ORDINALITY AS dep(id, ord)
+    JOIN ${tasks} d ON d.plan_id = claimed.plan_id AND d.id = dep.id
+    WHERE d.work_commit IS NOT NULL
+    GROUP BY d.id, d.work_branch, d.work_commit
+  ) AS w
+), '[]'::jsonb)`;
+
+/** The decoded {@link dependencyWorkSql} column. */
+function toDependencyWork(value: unknown): DependencyWork[] {
+  // Decoded as a jsonb column decodes it: drivers differ in how they hand back jsonb.
+  const items = tasks.extra.mapFromDriverValue(value) as unknown as {
+    task_id: string;
+    branch: string;
+    commit: string;
+  }[];
+  return items.map((item) => ({ taskId: item.task_id, branch: item.branch, commit: item.commit }));
+}
+
 /** {@link claimWithPlan} without the plan: the `TaskStore` port's claim. */
-export async function claim(db: Db, input: ClaimInput): Promise<TaskRecord | undefined> {
+export async function claim(db: Db, input: ClaimInput): Promise<ClaimedTask | undefined> {
   return (await claimWithPlan(db, input))?.task;
 }

@@ -1,5 +1,7 @@
 import {
   allowedFrom,
+  branchNameSchema,
+  commitIdSchema,
   EVENT_TYPES,
   type FailureReport,
   type FinishReport,
@@ -7,6 +9,7 @@ import {
   InvalidInput,
   type JsonObject,
   type RetryBackoff,
+  type TaskWork,
   targetOf,
   VERIFICATIONS,
   type Verification,
@@ -18,7 +21,7 @@ import { assertCost, capSpend } from "../plans/add-spend.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { READY_CHANNEL, readyPayload } from "../ready/signal-ready.js";
 import { toNumeric, toTaskRecord } from "../rows.js";
-import { storableJson } from "../text.js";
+import { storableJson, unstorableReason } from "../text.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 import { attemptKey, heldAttempt, recordCostCte, settlePlanCte } from "./attempt-cost.js";
 import { explainRejection } from "./fence.js";
@@ -35,7 +38,11 @@ export type FinishFence = FinishReport & {
  * what the next attempt is told, and the pause before it; see `retry.ts`).
  */
 export type Outcome =
-  | { readonly transition: "COMPLETE"; readonly verification?: Verification | undefined }
+  | {
+      readonly transition: "COMPLETE";
+      readonly verification?: Verification | undefined;
+      readonly work?: TaskWork | undefined;
+    }
   | {
       readonly transition: "FAIL";
       readonly reason: string;
@@ -51,9 +58,10 @@ const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
  * back to `PENDING` not before the retry's backoff (docs/retries.md); claim columns cleared, `costMicroUsd`
  * added to the task's and the plan's spend (failed runs cost money too), the attempt's budget reservation
  * settled. A task finished straight from `CLAIMED` (a client that never called start) counts its attempt
- * here. `DONE` stores the verification and decrements the unfinished-dependency counter of every
- * dependent, signalling the plan when one became ready; a failure leaves them blocked and keeps the
- * attempt's failure as the task's `last_failure`. Writes `COMPLETE` `{version, worker_id, cost_usd}` or
+ * here. `DONE` stores the verification and the work (branch and commit) and decrements the
+ * unfinished-dependency counter of every dependent, signalling the plan when one became ready; a failure
+ * leaves them blocked and keeps the attempt's failure as the task's `last_failure`. Writes `COMPLETE`
+ * `{version, worker_id, cost_usd}` (plus `branch` and `commit` when the work was reported) or
  * `FAIL` `{version, worker_id, cost_usd, reason, attempt, retry, max_attempts, not_before}` with
  * `detail`, then `plan.budget_exceeded` if this spend crossed the budget.
  *
@@ -65,12 +73,16 @@ const TASK_COLUMNS = prefixedColumns(tasks, "finished", "t_");
  * only a rejected fence costs a second read, to say why.
  * @returns the finished task, and whether this finish's spend crossed the plan's budget.
  * @throws {BearerNotStored} when `fence.bearer` is given and not stored for the worker (nothing changed).
- * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost or key.
+ * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a bad cost, key, verification
+ *   or work (a branch that is empty, too long or unstorable; a commit that is not a commit id).
  */
 export async function finish(db: Db, fence: FinishFence, outcome: Outcome): Promise<FinishResult> {
   assertCost(fence.costMicroUsd);
   if (outcome.transition === "FAIL") assertBackoff(outcome.backoff ?? DEFAULT_BACKOFF);
-  if (outcome.transition === "COMPLETE") assertVerification(outcome.verification);
+  if (outcome.transition === "COMPLETE") {
+    assertVerification(outcome.verification);
+    assertWork(outcome.work);
+  }
   const key = attemptKey(fence);
   const [raw] = rawRows(await db.execute(finishStatement(fence, key, outcome)));
   if (raw?.bearer_held !== true) throw new BearerNotStored();
@@ -106,6 +118,10 @@ function finishStatement(fence: FinishFence, key: string, outcome: Outcome): SQL
   const cost = toNumeric(fence.costMicroUsd);
   const payload: JsonObject = { worker_id: fence.workerId, cost_usd: cost };
   if (outcome.transition === "FAIL") payload.reason = outcome.reason;
+  if (outcome.transition === "COMPLETE" && outcome.work !== undefined) {
+    payload.branch = outcome.work.branch;
+    payload.commit = outcome.work.commit;
+  }
   const detail = fence.detail === undefined ? null : JSON.stringify(storableJson(fence.detail));
   const complete = outcome.transition === "COMPLETE";
   const spends = fence.costMicroUsd > 0;
@@ -200,7 +216,8 @@ function endColumns(
 ): { set: SQL; returning: SQL; payload: SQL; signal: SQL } {
   if (outcome.transition === "COMPLETE") {
     return {
-      set: sql`status = ${targetOf("COMPLETE")}, not_before = NULL, verification = ${outcome.verification ?? null}`,
+      set: sql`status = ${targetOf("COMPLETE")}, not_before = NULL, verification = ${outcome.verification ?? null},
+        work_branch = ${outcome.work?.branch ?? null}, work_commit = ${outcome.work?.commit ?? null}`,
       returning: sql`NULL AS attempt`,
       payload: sql``,
       signal: sql``,
@@ -230,4 +247,15 @@ function assertVerification(value: Verification | undefined): void {
     "verification",
     `verification must be one of ${VERIFICATIONS.join(", ")}; got '${value}'`,
   );
+}
+
+/** A reported work's branch and commit as the protocol takes them (`branchNameSchema`, `commitIdSchema`). */
+function assertWork(work: TaskWork | undefined): void {
+  if (work === undefined) return;
+  const branch = branchNameSchema.safeParse(work.branch);
+  const reason = branch.success ? unstorableReason(work.branch) : "must be 1 to 256 characters";
+  if (reason !== undefined) throw new InvalidInput("branch", `branch ${reason}`);
+  if (!commitIdSchema.safeParse(work.commit).success) {
+    throw new InvalidInput("commit", "commit must be a commit id: 40 or 64 lowercase hex digits");
+  }
 }
