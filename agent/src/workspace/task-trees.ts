@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DependencyConflict } from "./faults.js";
 import { type GitRunner, gitFailed } from "./git.js";
@@ -56,10 +58,8 @@ export function taskWorkspaces(
         const start = await base(task, dependencyWork);
         if (reuse && (await isWorktreeAt(git, dir, "any"))) {
           const held = await Promise.all(start.merges.map((m) => isAncestor(dir, m.commit, "HEAD")));
-          if (held.every(Boolean)) {
-            const from = await git.ok(dir, ["merge-base", "HEAD", start.commit]);
-            return { dir, branch, base: from.trim(), reused: true };
-          }
+          if (held.every(Boolean))
+            return { dir, branch, base: await keptBase(git, dir, start.commit), reused: true };
         }
         await dropWorktree(git, top, dir);
         await git.ok(top, ["worktree", "add", "-q", "-B", branch, dir, start.commit]);
@@ -81,6 +81,7 @@ export function taskWorkspaces(
           throw gitFailed(["merge", dependency.commit], merge);
         }
         const head = (await git.ok(dir, ["rev-parse", "HEAD"])).trim();
+        await writeFile(join(await privateGitDir(git, dir), BASE_FILE), head);
         return { dir, branch, base: head, reused: false };
       }),
     recordSetup: (dir) => recordSetupPaths(git, dir),
@@ -97,4 +98,18 @@ export function taskWorkspaces(
     remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
     keptPaths: kept,
   };
+}
+
+/** The file, in a worktree's own git directory, holding the commit it started from. */
+const BASE_FILE = "whilly-base";
+
+async function privateGitDir(git: GitRunner, dir: string): Promise<string> {
+  return (await git.ok(dir, ["rev-parse", "--absolute-git-dir"])).trim();
+}
+
+/** The commit a kept worktree started from, as recorded; else where it branched off `start`. */
+async function keptBase(git: GitRunner, dir: string, start: string): Promise<string> {
+  const file = join(await privateGitDir(git, dir), BASE_FILE);
+  if (existsSync(file)) return (await readFile(file, "utf8")).trim();
+  return (await git.ok(dir, ["merge-base", "HEAD", start])).trim();
 }
