@@ -45,7 +45,7 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
     report({ phase: options.workspaces === undefined ? "agent" : "setup" });
     const place = await placeOf(run);
     if (place.kind === "stopped") return stopped(undefined);
-    if (place.kind === "fault") return faulted(undefined, place, {});
+    if (place.kind === "fault") return faulted(undefined, { message: place.message, hint: place.hint }, {});
     if (place.kind === "failed") return attemptOf(undefined, failed(place.failure, place.detail));
     const session = sessionOf(run, place);
     report({ phase: "agent" });
