@@ -4,6 +4,7 @@ export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
 export {
   type AttemptReport,
   createTaskClient,
+  dependencyWorkOf,
   type Fetch,
   type HeartbeatTask,
   type ReleasePause,

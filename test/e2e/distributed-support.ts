@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { slugOf } from "@whilly/agent";
 
 /**
  * Helpers for the multi-process tests: real `whilly server`, `whilly worker register`, `whilly plan
@@ -107,11 +108,52 @@ export function writePlan(plan: { plan_id: string; project: string; tasks: objec
   return file;
 }
 
-/** A fresh git repository for one worker's agent to work in. */
+const GIT_IDENTITY = ["-c", "user.name=whilly test", "-c", "user.email=test@localhost"];
+
+/** A fresh git repository with a first commit, for one worker: each task runs in a worktree of it. */
 export function gitWorkdir(name: string): string {
   const dir = join(scratchDir(`whilly-${name}-`), "repo");
   mkdirSync(dir);
   execFileSync("git", ["init", "-q", dir]);
+  execFileSync("git", [...GIT_IDENTITY, "commit", "-q", "--allow-empty", "-m", "init"], { cwd: dir });
+  return dir;
+}
+
+/**
+ * A bare `origin` with a first commit, and a clone of it for each of `names`: workers on separate
+ * machines that share a remote (`whilly-worker --push`).
+ */
+export function sharedOrigin(names: readonly string[]): { origin: string; clones: Map<string, string> } {
+  const seed = gitWorkdir("seed");
+  const origin = join(scratchDir("whilly-origin-"), "origin.git");
+  execFileSync("git", ["clone", "-q", "--bare", seed, origin]);
+  const clones = new Map(
+    names.map((name) => {
+      const dir = join(scratchDir(`whilly-${name}-`), "clone");
+      execFileSync("git", ["clone", "-q", origin, dir]);
+      return [name, dir] as const;
+    }),
+  );
+  return { origin, clones };
+}
+
+/** The branch and commit holding a task's work, as its `COMPLETE` event reports them. */
+export function workOf(complete: { payload: Record<string, unknown> } | undefined): {
+  branch: string;
+  commit: string;
+} {
+  return { branch: String(complete?.payload.branch), commit: String(complete?.payload.commit) };
+}
+
+/** Where a worker with `--workdir repo` runs `taskId` of `planId`: the task's worktree (docs/worktrees.md). */
+export function taskWorktree(repo: string, planId: string, taskId: string): string {
+  return join(repo, ".whilly", "worktrees", slugOf(planId), slugOf(taskId));
+}
+
+/** A detached worktree of `repo` at `commit`, to look at a task's work as the task left it. */
+export function checkoutOf(repo: string, commit: string): string {
+  const dir = join(scratchDir("whilly-work-"), "tree");
+  execFileSync("git", ["worktree", "add", "-q", "--detach", dir, commit], { cwd: repo });
   return dir;
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../support/db.js";
 import {
   CLAUDE_BIN,
+  checkoutOf,
   cleanUp,
   FIXTURES,
   gitWorkdir,
@@ -15,18 +16,20 @@ import {
   PATH,
   type Proc,
   scratchDir,
+  sharedOrigin,
   startNode,
   WHILLY_BIN,
   WORKER_BIN,
   waitUntil,
   whilly,
+  workOf,
   writePlan,
 } from "./distributed-support.js";
 
 // Distributed mode end to end, every part a real process: `whilly server` on a fresh Postgres database,
 // two workers registered with their own tokens (`whilly worker register`), and `whilly-worker`
 // processes running the REAL Claude Code CLI against the project's scripted fake of the Messages API,
-// each in its own git repository. Leases are 3 s and the sweep runs every half second, so expiry and
+// each in its own git clone of one bare origin, pushing each DONE task's branch to it. Leases are 3 s and the sweep runs every half second, so expiry and
 // renewal happen within the test.
 const BOOTSTRAP = "distributed-e2e-bootstrap-token-0123456789";
 const LEASE_S = 3;
@@ -81,7 +84,7 @@ function writesFile(taskId: string, file: string, delayMs = 0) {
 function startWorker(
   who: Identity,
   planId: string,
-  options: { workdir: string; fake?: FakeAnthropic; env?: Record<string, string> },
+  options: { workdir: string; fake?: FakeAnthropic; env?: Record<string, string>; push?: boolean },
 ): Proc {
   const fake = options.fake ?? demoFake;
   const env = {
@@ -102,6 +105,7 @@ function startWorker(
     "1",
     "--task-timeout",
     "2m",
+    ...(options.push ? ["--push"] : []),
   ];
   return startNode(WORKER_BIN, argv, { cwd: options.workdir, env });
 }
@@ -131,6 +135,10 @@ async function stopWorker(worker: Proc) {
   expect(ended.err).toMatch(/whilly-worker: worker '[^']+' finished — iterations=\d+ completed=\d+/);
   return ended;
 }
+
+/** Runs git in `dir`; its trimmed stdout. Throws on a non-zero exit. */
+const git = (dir: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
 
 const ofType = (events: readonly EventRecord[], type: string, taskId?: string) =>
   events.filter((e) => e.eventType === type && (taskId === undefined || e.taskId === taskId));
@@ -180,15 +188,12 @@ describe.skipIf(!postgresAvailable())("distributed mode: whilly server and whill
     await db?.drop();
   });
 
-  it("two workers with their own tokens finish the demo plans, every task DONE exactly once", async () => {
-    const workdirs = new Map([
-      [alice.workerId, gitWorkdir("alice")],
-      [bob.workerId, gitWorkdir("bob")],
-    ]);
+  it("two workers with their own tokens and clones finish the demo plans, every task DONE exactly once", async () => {
+    const { origin, clones: workdirs } = sharedOrigin([alice.workerId, bob.workerId]);
     const completedBy = new Set<string>();
     for (const planId of ["demo", "parallel"]) {
       const workers = [alice, bob].map((who) =>
-        startWorker(who, planId, { workdir: workdirs.get(who.workerId) ?? "" }),
+        startWorker(who, planId, { workdir: workdirs.get(who.workerId) ?? "", push: true }),
       );
       const tasks = await allDone(planId, workers);
       for (const ended of await Promise.all(workers.map(stopWorker))) {
@@ -205,9 +210,15 @@ describe.skipIf(!postgresAvailable())("distributed mode: whilly server and whill
         const worker = String(completes[0]?.payload.worker_id);
         expect(claims[0]?.payload.worker_id).toBe(worker);
         completedBy.add(worker);
-        // The agent really did the task, in the repository of the worker that ran it.
-        for (const step of task.testSteps) {
-          execFileSync("bash", ["-c", step], { cwd: workdirs.get(worker), stdio: "pipe" });
+        // The agent really did the task: its work, pushed to origin, passes the task's test steps.
+        const work = workOf(completes[0]);
+        expect(git(origin, "rev-parse", `refs/heads/${work.branch}`)).toBe(work.commit);
+        const tree = checkoutOf(origin, work.commit);
+        for (const step of task.testSteps) execFileSync("bash", ["-c", step], { cwd: tree, stdio: "pipe" });
+        // Its worktree started from its dependencies' work, wherever they ran.
+        for (const dependency of task.dependencies) {
+          const before = workOf(ofType(events, "COMPLETE", dependency)[0]).commit;
+          expect(git(origin, "merge-base", "--is-ancestor", before, work.commit)).toBe("");
         }
       }
       expect(ofType(events, "FAIL")).toEqual([]);
@@ -244,8 +255,9 @@ describe.skipIf(!postgresAvailable())("distributed mode: whilly server and whill
     killGroup(Number(pids.split(" ")[0]));
 
     const [done] = await allDone("crash", [survivor]);
-    expect(readFileSync(join(bobsRepo, "CRASH.md"), "utf8")).toBe("CRASH-1 done\n");
     const events = await store.listEvents("crash", { limit: 1000 });
+    const { commit } = workOf(ofType(events, "COMPLETE")[0]);
+    expect(git(bobsRepo, "show", `${commit}:CRASH.md`)).toBe("CRASH-1 done");
     expect(ofType(events, "CLAIM").map((e) => e.payload.worker_id)).toEqual([alice.workerId, bob.workerId]);
     expect(ofType(events, "RELEASE").map((e) => e.payload.reason)).toEqual(["visibility_timeout"]);
     expect(ofType(events, "COMPLETE").map((e) => e.payload.worker_id)).toEqual([bob.workerId]);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../support/db.js";
 import {
   CLAUDE_BIN,
+  checkoutOf,
   cleanUp,
   gitWorkdir,
   PATH,
@@ -17,6 +18,7 @@ import {
   WORKER_BIN,
   waitUntil,
   whilly,
+  workOf,
   writePlan,
 } from "./distributed-support.js";
 
@@ -153,8 +155,10 @@ describe.skipIf(!postgresAvailable())("a claim whose reply was lost", () => {
     await worker.ended;
 
     expect(proxy.lost()).toBe(1);
-    expect(existsSync(join(workdir, "LOST.md"))).toBe(true);
     const events = await store.listEvents("lost", { limit: 1000 });
+    // The agent worked in a worktree of the workdir: its work is the commit the completion reports.
+    const { commit } = workOf(events.find((e) => e.eventType === "COMPLETE"));
+    expect(existsSync(join(checkoutOf(workdir, commit), "LOST.md"))).toBe(true);
     const transitions = events.filter((e) => ["CLAIM", "START", "RELEASE", "COMPLETE"].includes(e.eventType));
     expect(transitions.map((e) => e.eventType)).toEqual([
       "CLAIM",

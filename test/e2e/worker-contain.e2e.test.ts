@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { EVENT_TYPES } from "@whilly/core";
 import { type FakeAnthropic, fakeClaudeEnv, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { openPostgresStore, type Store } from "@whilly/worker-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
   type Proc,
   scratchDir,
   startNode,
+  taskWorktree,
   WHILLY_BIN,
   WORKER_BIN,
   waitUntil,
@@ -80,12 +82,14 @@ function startWorker(
   return startNode(WORKER_BIN, argv, { cwd: workdir, env: defined });
 }
 
-async function sleeper(workdir: string): Promise<{ pid: number; attemptId: string }> {
-  const pidFile = join(workdir, "sleep.pid");
+/** The agent's `sleep` in the worktree of `planId`'s task, once it started, and its attempt id. */
+async function sleeper(workdir: string, planId: string): Promise<{ pid: number; attemptId: string }> {
+  const dir = taskWorktree(workdir, planId, "S-1");
+  const pidFile = join(dir, "sleep.pid");
   await waitUntil("the agent's sleep", async () => (existsSync(pidFile) ? true : undefined), 30_000);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   leftovers.push(pid);
-  return { pid, attemptId: readFileSync(join(workdir, "mark.txt"), "utf8").trim() };
+  return { pid, attemptId: readFileSync(join(dir, "mark.txt"), "utf8").trim() };
 }
 
 /** Live processes carrying `WHILLY_ATTEMPT_ID=<id>`, read from /proc. */
@@ -147,7 +151,7 @@ describe.skipIf(!postgresAvailable() || process.platform !== "linux")(
       await importPlan("w-term");
       const workdir = gitWorkdir("term");
       const worker = startWorker(who, "w-term", workdir);
-      const { pid, attemptId } = await sleeper(workdir);
+      const { pid, attemptId } = await sleeper(workdir, "w-term");
       worker.child.kill("SIGTERM");
       expect((await worker.ended).code).toBe(130);
       expect(processGone(pid)).toBe(true);
@@ -160,7 +164,7 @@ describe.skipIf(!postgresAvailable() || process.platform !== "linux")(
       await importPlan("w-revoke");
       const workdir = gitWorkdir("revoke");
       const worker = startWorker(who, "w-revoke", workdir);
-      const { pid, attemptId } = await sleeper(workdir);
+      const { pid, attemptId } = await sleeper(workdir, "w-revoke");
       await whilly(["worker", "revoke", who.workerId], env());
       const ended = await worker.ended;
       expect(ended.code, ended.err).toBe(2);
@@ -173,7 +177,7 @@ describe.skipIf(!postgresAvailable() || process.platform !== "linux")(
       await importPlan("w-kill");
       const workdir = gitWorkdir("kill");
       const first = startWorker(who, "w-kill", workdir);
-      const { pid, attemptId } = await sleeper(workdir);
+      const { pid, attemptId } = await sleeper(workdir, "w-kill");
       first.child.kill("SIGKILL");
       await first.ended;
       expect(processGone(pid)).toBe(false);
@@ -207,7 +211,9 @@ describe.skipIf(!postgresAvailable() || process.platform !== "linux")(
       expect(await store.getTask("w-login", "S-1")).toMatchObject({ status: "PENDING", attempts: 0 });
       const events = await store.listEvents("w-login");
       expect(events.map((e) => e.eventType)).not.toContain("FAIL");
-      expect(events.at(-1)).toMatchObject({ eventType: "RELEASE", payload: { reason: "agent_unavailable" } });
+      // Heartbeat events go through the event buffer: one from before the release may land after it.
+      const audit = events.filter((e) => e.eventType !== EVENT_TYPES.workerHeartbeat);
+      expect(audit.at(-1)).toMatchObject({ eventType: "RELEASE", payload: { reason: "agent_unavailable" } });
     });
   },
 );

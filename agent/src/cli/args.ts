@@ -14,6 +14,13 @@ export type WorkerFlags = {
   readonly workdir?: string | undefined;
   readonly stateDir?: string | undefined;
   readonly taskTimeout?: string | undefined;
+  readonly stallTimeout?: string | undefined;
+  readonly verifyTimeout?: string | undefined;
+  readonly setup?: string | undefined;
+  /** Every `--verify` given, in order. */
+  readonly verify?: readonly string[] | undefined;
+  readonly push: boolean;
+  readonly remote?: string | undefined;
   readonly retryBudget?: string | undefined;
   readonly help: boolean;
   readonly version: boolean;
@@ -31,13 +38,20 @@ const OPTIONS = {
   workdir: { type: "string" },
   "state-dir": { type: "string" },
   "task-timeout": { type: "string" },
+  "stall-timeout": { type: "string" },
+  "verify-timeout": { type: "string" },
+  setup: { type: "string" },
+  verify: { type: "string", multiple: true },
+  push: { type: "boolean" },
+  remote: { type: "string" },
   "retry-budget": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
 
 /**
- * Splits the command line into flags (`--flag value` or `--flag=value`; the last of a repeated flag wins).
+ * Splits the command line into flags (`--flag value` or `--flag=value`; the last of a repeated flag wins,
+ * except `--verify`, which is kept each time).
  * @throws {InvalidInput} for an unknown flag, a flag without its value, or a stray argument.
  */
 export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
@@ -60,6 +74,12 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
     workdir: values.workdir,
     stateDir: values["state-dir"],
     taskTimeout: values["task-timeout"],
+    stallTimeout: values["stall-timeout"],
+    verifyTimeout: values["verify-timeout"],
+    setup: values.setup,
+    verify: values.verify,
+    push: values.push ?? false,
+    remote: values.remote,
     retryBudget: values["retry-budget"],
     help: values.help ?? false,
     version: values.version ?? false,

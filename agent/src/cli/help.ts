@@ -13,11 +13,21 @@ Required (flag, or its environment variable):
 Options:
   --worker-id ID             the worker id to act as (WHILLY_WORKER_ID); default: the id the token
                              was issued for. A legacy shared token carries none and needs this flag.
-  --workdir DIR              where the agent works on every task (default: the current directory)
+  --workdir DIR              the project's git clone: each task runs in a worktree of its own, from
+                             the clone's HEAD with its dependencies' work merged in (default: the
+                             current directory; outside git, tasks run in it, in place)
+  --push                     push each DONE task's branch (whilly-tasks/<plan>/<task>) to the remote
+  --remote NAME              fetch dependencies' branches from, and push to, NAME (default origin)
+  --setup CMD                run CMD in each new worktree before the agent, e.g. 'npm ci'
+                             (else the plan's setup)
+  --verify CMD               check run after each attempt, e.g. 'npm test'; repeatable
+                             (else the plan's verify)
+  --verify-timeout DURATION  stop one check (or the setup) after this long (default 10m)
   --state-dir DIR            where running attempts are recorded, so a restarted worker ends what
                              a killed one left running (WHILLY_STATE_DIR, default:
                              $XDG_STATE_HOME/whilly-worker or ~/.local/state/whilly-worker)
   --task-timeout DURATION    kill the agent after this long per task: 90s, 30m, 1h (default 30m)
+  --stall-timeout DURATION   end an attempt whose agent printed nothing for this long (default 10m)
   --heartbeat-interval S     seconds between heartbeats, which renew the task's lease
                              (WHILLY_HEARTBEAT_INTERVAL, default 30)
   --once                     stop after the first task finished (done or failed)
@@ -30,7 +40,9 @@ Options:
   -V, --version              show the version
 
 The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
-(docs/agent.md). While the agent runs, or no task is ready, a line says so every
+(docs/agent.md). It never gets the worker's credentials, git's included (SSH_AUTH_SOCK, GIT_ASKPASS,
+GH_TOKEN, ...): only the worker fetches and pushes. A fetch or push that fails hands the task back
+and pauses claims (WHILLY_LIMIT_BACKOFF, doubling up to WHILLY_LIMIT_BACKOFF_MAX). While the agent runs, or no task is ready, a line says so every
 WHILLY_PROGRESS_INTERVAL seconds (default 30). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane

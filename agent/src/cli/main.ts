@@ -1,8 +1,6 @@
 import { EXIT } from "@whilly/core";
 import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
-import { checkAgentBin } from "../runner/agent-bin.js";
-import { createClaudeAttempt } from "../runner/attempt.js";
 import { endOrphanedAttempts } from "../runner/attempt-record.js";
 import { runWorkerLoop } from "../worker/loop.js";
 import { createPauseGate } from "../worker/pause.js";
@@ -18,6 +16,7 @@ import { parseWorkerSettings, type WorkerSettings } from "./settings.js";
 import { createHttpTransport, type HttpTransport } from "./transport.js";
 import { workerVersion } from "./version.js";
 import { checkWorkdir } from "./workdir.js";
+import { claudeWorkerAttempt } from "./worker-attempt.js";
 
 /**
  * A claim that comes back empty sooner than this (ms) means the control plane does not hold long polls;
@@ -28,7 +27,7 @@ export const MIN_IDLE_POLL_MS = 1000;
 
 /** Seams for tests: the agent and the HTTP transport. */
 export type WorkerMainOptions = {
-  makeRunAttempt?: (settings: WorkerSettings) => RunAttempt;
+  makeRunAttempt?: (settings: WorkerSettings, io: WorkerIo) => RunAttempt | Promise<RunAttempt>;
   makeTransport?: () => HttpTransport;
 };
 
@@ -64,7 +63,7 @@ export async function workerMain(
     settings = parseWorkerSettings(flags, io.env, io.cwd);
     for (const warning of settings.warnings) io.err.write(`whilly-worker: warning: ${warning}\n`);
     checkWorkdir(settings.workdir);
-    runAttempt = (options.makeRunAttempt ?? claudeAttempt)(settings);
+    runAttempt = await (options.makeRunAttempt ?? claudeWorkerAttempt)(settings, io);
   } catch (error) {
     return reportWorkerError(io, error);
   }
@@ -209,19 +208,6 @@ async function readCounts(
   } catch {
     return undefined;
   }
-}
-
-/** @throws {ConfigurationError} when `CLAUDE_BIN` cannot be started (see {@link checkAgentBin}). */
-function claudeAttempt(settings: WorkerSettings): RunAttempt {
-  checkAgentBin(settings.claude.claudeBin, settings.agentEnv, settings.workdir);
-  return createClaudeAttempt({
-    settings: settings.claude,
-    cwd: settings.workdir,
-    timeoutMs: settings.taskTimeoutMs,
-    env: settings.agentEnv,
-    secrets: settings.secrets,
-    stateDir: settings.stateDir,
-  });
 }
 
 /** The client, noting when each claim went out so an instant 204 can be told from a long poll's. */

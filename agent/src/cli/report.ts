@@ -105,6 +105,8 @@ function describeEvent(event: ProgressEvent): string {
       return `${event.task.id} ${describeProgress(event.progress)}`;
     case "paused":
       return `${event.task.id}: provider limit (${event.message}); not claiming until ${event.until.toISOString()}`;
+    case "faulted":
+      return `${event.task.id} handed back: ${event.message}; not claiming until ${event.until.toISOString()} (hint: ${event.hint})`;
     case "lost":
       return event.beforeStart
         ? `${event.task.id}: lease lost before the agent started (${event.error.message})`

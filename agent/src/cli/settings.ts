@@ -6,10 +6,10 @@ import {
   DEFAULT_LIMIT_BACKOFF_MAX_MS,
   DEFAULT_LIMIT_BACKOFF_MS,
   DEFAULT_PROGRESS_INTERVAL_MS,
-  DEFAULT_TASK_TIMEOUT,
   secretValuesOf,
 } from "@whilly/core";
 import { z } from "zod";
+import { agentEnvOf, isWhillySecret } from "../runner/agent-env.js";
 import {
   type ClaudeSettings,
   durationSetting,
@@ -17,11 +17,12 @@ import {
   wholeNumberSetting,
 } from "../runner/settings.js";
 import type { WorkerFlags } from "./args.js";
+import { parseAttemptSettings, type WorkerAttemptSettings } from "./attempt-settings.js";
 import { readTokenFile } from "./token-file.js";
 import { workerIdFromToken } from "./worker-id.js";
 
 /** Everything `whilly-worker` runs with, validated once at start. Durations are ms. */
-export type WorkerSettings = {
+export type WorkerSettings = WorkerAttemptSettings & {
   /** The control plane's base URL, without a trailing slash. */
   readonly controlUrl: string;
   /** The bearer sent on every request. */
@@ -42,7 +43,10 @@ export type WorkerSettings = {
   readonly progressIntervalMs: number;
   /** Stop after this many claim requests; `undefined` is unbounded. */
   readonly maxIterations: number | undefined;
-  /** The agent's working directory, absolute. */
+  /**
+   * The agent's working directory, absolute: in a git clone each task gets a worktree of it
+   * (docs/worker.md#branch-flow); outside git tasks run in it, in place.
+   */
   readonly workdir: string;
   /**
    * Where running attempts are recorded (absolute): `--state-dir`, else `WHILLY_STATE_DIR`, else
@@ -51,8 +55,6 @@ export type WorkerSettings = {
    * running; workers sharing it leave each other's running attempts alone.
    */
   readonly stateDir: string;
-  /** Per-task limit on the agent, ms. */
-  readonly taskTimeoutMs: number;
   /**
    * How long one request to the control plane is retried (ms) before the worker gives up and exits 1;
    * `undefined` retries for ever, so a control-plane restart never ends a long-running worker.
@@ -66,7 +68,9 @@ export type WorkerSettings = {
   /** The longest such pause, reset time or not (ms). From `WHILLY_LIMIT_BACKOFF_MAX`, default 6 h. */
   readonly limitBackoffMaxMs: number;
   readonly claude: ClaudeSettings;
-  /** The agent's environment: the worker's, without the worker's own credentials. */
+  /** git's environment: the worker's without whilly's credentials; git's own stay, to fetch and push. */
+  readonly gitEnv: Readonly<Record<string, string | undefined>>;
+  /** The agent's environment: the worker's, without whilly's credentials and git's (`isKeptFromAgent`). */
   readonly agentEnv: Readonly<Record<string, string | undefined>>;
   /**
    * Values hidden in everything the worker keeps or prints of the agent's output and of errors: the
@@ -80,9 +84,6 @@ export type WorkerSettings = {
  * to end must not hang on a control plane that is gone. Other workers retry for ever unless given one.
  */
 export const DEFAULT_BOUNDED_RETRY_BUDGET = "60s";
-
-/** Variables that hold the worker's credentials; the agent never sees them. */
-const WORKER_SECRETS = ["WHILLY_WORKER_TOKEN", "WHILLY_WORKER_BOOTSTRAP_TOKEN"] as const;
 
 /** A flag, or else its environment variable; blank counts as absent. */
 export type Source = { readonly flag: string; readonly env: string };
@@ -102,7 +103,6 @@ const schema = z.object({
   maxIterations: text,
   workdir: text,
   stateDir: text,
-  taskTimeout: text,
   retryBudget: text,
 });
 
@@ -130,7 +130,6 @@ export function parseWorkerSettings(
     maxIterations: flags.maxIterations,
     workdir: flags.workdir,
     stateDir: flags.stateDir ?? env.WHILLY_STATE_DIR,
-    taskTimeout: flags.taskTimeout,
     retryBudget: flags.retryBudget ?? env.WHILLY_RETRY_BUDGET,
   });
   const connect = parseControlUrl(
@@ -141,6 +140,8 @@ export function parseWorkerSettings(
   const { workerId, workerIdFrom } = resolveWorkerId(raw.workerId, flags.workerId !== undefined, token);
   const maxIterationCount = maxIterations(raw.maxIterations);
   const bounded = flags.once || maxIterationCount !== undefined;
+  const attempts = parseAttemptSettings(flags);
+  const gitEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !isWhillySecret(name)));
   const workdir =
     raw.workdir === undefined ? cwd : isAbsolute(raw.workdir) ? raw.workdir : resolve(cwd, raw.workdir);
   return {
@@ -156,11 +157,12 @@ export function parseWorkerSettings(
     maxIterations: maxIterationCount,
     workdir,
     stateDir: raw.stateDir === undefined ? defaultStateDir(env, workdir) : resolve(cwd, raw.stateDir),
-    taskTimeoutMs: taskTimeoutMs(raw.taskTimeout ?? DEFAULT_TASK_TIMEOUT),
+    ...attempts,
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     ...limitBackoff(env),
     claude: parseClaudeSettings(env),
-    agentEnv: withoutSecrets(env),
+    gitEnv,
+    agentEnv: agentEnvOf(gitEnv),
     secrets: [token, ...secretValuesOf(env)],
   };
 }
@@ -276,10 +278,6 @@ function maxIterations(value: string | undefined): number | undefined {
   return value === undefined ? undefined : wholeNumberSetting(value, "--max-iterations", 999_999_999);
 }
 
-function taskTimeoutMs(value: string): number {
-  return durationSetting(value, "--task-timeout", { unitMs: 1000, units: true });
-}
-
 function retryBudgetMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   return durationSetting(
@@ -288,12 +286,4 @@ function retryBudgetMs(value: string | undefined): number | undefined {
     { unitMs: 1000, units: true },
     "it bounds how long the worker keeps retrying an unreachable control plane",
   );
-}
-
-function withoutSecrets(
-  env: Readonly<Record<string, string | undefined>>,
-): Readonly<Record<string, string | undefined>> {
-  const copy = { ...env };
-  for (const name of WORKER_SECRETS) delete copy[name];
-  return copy;
 }

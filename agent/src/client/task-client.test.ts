@@ -11,7 +11,7 @@ import {
   VersionConflict,
 } from "@whilly/core";
 import { describe, expect, it } from "vitest";
-import { createTaskClient, type Fetch } from "./task-client.js";
+import { createTaskClient, dependencyWorkOf, type Fetch } from "./task-client.js";
 
 const task: TaskPayload = {
   plan_id: "p 1",
@@ -91,6 +91,42 @@ describe("task client", () => {
     const bodies = seen.map((s) => JSON.parse(String(s.init.body)));
     expect(bodies.map((b) => b.idempotency_key)).toEqual(["att-1", "att-2", undefined]);
     expect(Object.keys(bodies[2])).not.toContain("idempotency_key");
+  });
+
+  it("sends a DONE attempt's branch and commit with the completion, as the protocol takes them", async () => {
+    const { fetch, seen } = replying(200, { task: { ...task, status: "DONE", version: 4 } });
+    const client = createTaskClient({ baseUrl: "http://cp/", fetch, workerId: "w1" });
+    const work = { branch: "whilly-tasks/p/t-1", commit: "c".repeat(40) };
+    await client.complete(task, { costUsd: "0.1", detail: {}, work });
+    await client.complete(task, { costUsd: "0.1", detail: {} });
+    const [withWork, without] = seen.map((s) => JSON.parse(String(s.init.body)));
+    expect(withWork).toMatchObject({ branch: work.branch, commit: work.commit });
+    expect(completeRequestSchema.safeParse(withWork).success).toBe(true);
+    expect(without).not.toHaveProperty("branch");
+    expect(without).not.toHaveProperty("commit");
+  });
+
+  it("reads a claim's dependency work in order, and none from a server that sends none", async () => {
+    const dependency_work = [
+      { task_id: "A", branch: "whilly-tasks/p/a", commit: "a".repeat(40) },
+      { task_id: "B", branch: "whilly-tasks/p/b", commit: "b".repeat(40) },
+    ];
+    const newer = replying(200, { task, plan: null, dependency_work });
+    const claimed = await createTaskClient({
+      baseUrl: "http://cp",
+      fetch: newer.fetch,
+      workerId: "w1",
+    }).claim("p");
+    expect(dependencyWorkOf(claimed ?? { task, plan: null })).toEqual([
+      { taskId: "A", branch: "whilly-tasks/p/a", commit: "a".repeat(40) },
+      { taskId: "B", branch: "whilly-tasks/p/b", commit: "b".repeat(40) },
+    ]);
+    const older = replying(200, { task, plan: null });
+    const old = await createTaskClient({ baseUrl: "http://cp", fetch: older.fetch, workerId: "w1" }).claim(
+      "p",
+    );
+    expect(old).toBeDefined();
+    expect(dependencyWorkOf(old ?? { task, plan: null, dependency_work })).toEqual([]);
   });
 
   it("returns undefined for a 204 claim", async () => {

@@ -3,6 +3,7 @@ import {
   type AttemptProgress,
   type ClaimResponse,
   claimResponseSchema,
+  type DependencyWork,
   type ErrorEnvelope,
   errorEnvelopeSchema,
   Forbidden,
@@ -13,6 +14,7 @@ import {
   NotOwner,
   TaskNotFound,
   type TaskPayload,
+  type TaskWork,
   TransportError,
   taskResponseSchema,
   Unauthorized,
@@ -44,6 +46,8 @@ export type AttemptReport = {
   verification?: Verification | undefined;
   /** A failure: what the next attempt is told; the control plane adds `attempt` and `worker_id`. */
   failure?: Omit<AttemptFailure, "attempt" | "worker_id"> | undefined;
+  /** A completion in a worktree: the branch and commit holding the task's work. */
+  work?: TaskWork | undefined;
 };
 
 /** A task whose lease a heartbeat renews, with what its attempt last did (for dashboards). */
@@ -78,7 +82,8 @@ export type TaskClient = {
    * Long-polls for a ready task of the plan, asking the control plane to start it in the same
    * transaction (`start: true`); a control plane that does not returns it `CLAIMED`, to be started.
    * @param options.signal abandons the wait (the request is aborted; a `TransportError` is thrown).
-   * @returns the claimed task and its plan, or `undefined` when nothing became ready in time (204).
+   * @returns the claimed task, its plan and its dependencies' work (see {@link dependencyWorkOf}), or
+   *   `undefined` when nothing became ready in time (204).
    */
   claim(planId: string, options?: { signal?: AbortSignal | undefined }): Promise<ClaimResponse | undefined>;
   start(task: TaskPayload): Promise<TaskPayload>;
@@ -177,6 +182,7 @@ export function createTaskClient(options: {
         detail: report.detail,
         ...keyOf(report),
         ...(report.verification === undefined ? {} : { verification: report.verification }),
+        ...(report.work === undefined ? {} : { branch: report.work.branch, commit: report.work.commit }),
       };
       return required(await post(taskPath(task, "complete"), body, taskResponseSchema), "complete").task;
     },
@@ -215,6 +221,18 @@ export function createTaskClient(options: {
       return required(await post(path, body, heartbeatResponseSchema), "heartbeat");
     },
   };
+}
+
+/**
+ * The claim reply's `dependency_work` (whilly's addition), in the order of the task's dependencies: the
+ * dependencies whose worker reported a branch and commit. None from a server that sends none.
+ */
+export function dependencyWorkOf(claim: ClaimResponse): DependencyWork[] {
+  return (claim.dependency_work ?? []).map((w) => ({
+    taskId: w.task_id,
+    branch: w.branch,
+    commit: w.commit,
+  }));
 }
 
 function errorFromResponse(status: number, text: string, request: FencedBody): WhillyError {

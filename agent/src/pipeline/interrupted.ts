@@ -1,14 +1,14 @@
-import type { Workspaces } from "../workspace/workspaces.js";
+import type { TaskWorkspaces } from "../workspace/types.js";
 
 /**
  * Attempts that ended without a verdict (a provider limit, a shutdown, an agent that could not run) on
  * this machine, by workspaces and task id, with the agent's session: the task comes back with its attempt
  * given back and no new failure, and its next attempt here continues in the kept worktree and session.
  */
-const interrupted = new WeakMap<Workspaces, Map<string, string | undefined>>();
+const interrupted = new WeakMap<TaskWorkspaces, Map<string, string | undefined>>();
 
 /** Notes that `taskId`'s attempt stopped unjudged in its worktree, with the agent's session id. */
-export function rememberInterrupted(ws: Workspaces, taskId: string, sessionId: string | undefined): void {
+export function rememberInterrupted(ws: TaskWorkspaces, taskId: string, sessionId: string | undefined): void {
   const tasks = interrupted.get(ws) ?? new Map<string, string | undefined>();
   tasks.set(taskId, sessionId);
   interrupted.set(ws, tasks);
@@ -16,7 +16,7 @@ export function rememberInterrupted(ws: Workspaces, taskId: string, sessionId: s
 
 /** The interrupted attempt of `taskId`, forgotten as it is taken; `undefined` when there is none. */
 export function takeInterrupted(
-  ws: Workspaces,
+  ws: TaskWorkspaces,
   taskId: string,
 ): { sessionId: string | undefined } | undefined {
   const tasks = interrupted.get(ws);

@@ -1,13 +1,15 @@
 import type { RunAgent } from "../worker/types.js";
-import type { Workspaces } from "../workspace/workspaces.js";
+import type { TaskWorkspaces } from "../workspace/types.js";
 
 /** Options of `createTaskAttempt`. */
 export type TaskAttemptOptions = {
   /**
-   * The plan's worktrees (`openWorkspaces`): each task runs in its own. `undefined` runs every task in
-   * place in `cwd` (a directory outside git): no worktree, no commit, no merge; the checks still run.
+   * The plan's worktrees: each task runs in its own (`openWorkspaces` for local `whilly run`, merging
+   * DONE work into the integration branch; `openCloneWorkspaces` for a remote worker, pushing it).
+   * `undefined` runs every task in place in `cwd` (a directory outside git): no worktree, no commit, no
+   * merge; the checks still run.
    */
-  readonly workspaces: Workspaces | undefined;
+  readonly workspaces: TaskWorkspaces | undefined;
   /** The directory tasks run in when `workspaces` is `undefined`. */
   readonly cwd?: string | undefined;
   /** Runs the agent CLI once in a directory (e.g. `createClaudeAgent`). */

@@ -1,4 +1,9 @@
-import { type JsonObject, type Verification, WHILLY_FAILURE_REASONS } from "@whilly/core";
+import {
+  type JsonObject,
+  type Verification,
+  WHILLY_FAILURE_REASONS,
+  WORKSPACE_UNAVAILABLE_REASON,
+} from "@whilly/core";
 import type { CheckRecord, ChecksResult } from "../verify/run-checks.js";
 import type { AgentAttempt } from "../worker/types.js";
 import { type ReportedFailure, verdictDetail } from "./verdict.js";
@@ -63,6 +68,27 @@ export function failureMessage(failure: ReportedFailure): string | undefined {
 /** An attempt the worker's shutdown stopped: the loop hands the task back, unjudged. */
 export function stopped(agent: AgentAttempt | undefined): AgentAttempt {
   return { ...(agent ?? { ok: false, reason: "aborted", costMicroUsd: 0, detail: {} }), aborted: true };
+}
+
+/**
+ * An attempt the machine's git failed (a dependency's work not to be had, a push refused): no verdict,
+ * what the agent cost kept; the loop hands the task back with the attempt refunded.
+ */
+export function faulted(
+  agent: AgentAttempt | undefined,
+  fault: NonNullable<AgentAttempt["fault"]>,
+  detail: JsonObject,
+): AgentAttempt {
+  const reason = WORKSPACE_UNAVAILABLE_REASON;
+  return {
+    ok: false,
+    reason,
+    costMicroUsd: agent?.costMicroUsd ?? 0,
+    aborted: false,
+    detail: { ...agent?.detail, ...detail, reason, message: fault.message },
+    fault,
+    ...(agent?.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
+  };
 }
 
 /** `detail.checks` (and `manual_steps`): every check with its kind, exit code and time. */

@@ -88,6 +88,9 @@ describe("createTaskAttempt", () => {
     expect(git(repo, "show", `${ws.integrationBranch}:out.txt`)).toBe("done");
     expect(existsSync(ws.keptPaths(task).dir)).toBe(false);
     expect(phases).toEqual(["setup", "agent", "agent", "verify", "merge"]);
+    const { branch } = ws.keptPaths(task);
+    expect(result.work).toEqual({ branch, commit: git(repo, "rev-parse", branch) });
+    expect(git(repo, "show", `${branch}:out.txt`)).toBe("done");
   });
 
   it("lets the checks decide over an agent that failed, and the agent's word decide without checks", async () => {

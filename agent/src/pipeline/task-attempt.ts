@@ -1,24 +1,32 @@
-import type { PlanPayload, TaskPayload } from "@whilly/core";
-import { type AttemptProgress, InvalidInput, type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
+import type { DependencyWork, PlanPayload, TaskPayload } from "@whilly/core";
+import {
+  type AttemptProgress,
+  InvalidInput,
+  type JsonObject,
+  type TaskWork,
+  WHILLY_FAILURE_REASONS,
+} from "@whilly/core";
 import { runChecks } from "../verify/run-checks.js";
 import type { AgentAttempt, RunAttempt } from "../worker/types.js";
+import { deliverTask } from "./deliver.js";
 import { rememberInterrupted, takeInterrupted } from "./interrupted.js";
-import { mergeTask } from "./merge.js";
 import type { TaskAttemptOptions } from "./options.js";
 import { openPlace, type Place } from "./place.js";
 import { mayReuse, previousFailureOf } from "./previous-failure.js";
-import { attemptOf, checksDetail, failed, messageOf, type Outcome, stopped } from "./result.js";
+import { attemptOf, checksDetail, failed, faulted, messageOf, type Outcome, stopped } from "./result.js";
 import { decide, stepFailure } from "./verdict.js";
 
 /**
- * One attempt on a task as whilly runs it (docs/verification.md, docs/worktrees.md): a worktree (fresh
- * from the integration branch, or the kept one on a retry by this worker), the setup command in a new
- * worktree (`setup_failed`), the agent (resumed in a kept worktree), a commit of what it left, the
- * task's checks, then the merge into the integration branch with the plan's `verify` run again on the
- * merged tree (`merge_conflict`, `integration_failed`). A DONE task's worktree is removed; a failed
- * one's kept. With checks the checks decide; without, the agent's word (`unverified`). An unavailable,
- * rate-limited or stopped agent comes back as it is, unchecked. Phases go to `onActivity`
- * (`setup`, `agent`, `verify`, `merge`). The returned function never throws.
+ * One attempt on a task as whilly runs it (docs/verification.md, docs/worktrees.md, docs/worker.md): a
+ * worktree (fresh from the workspaces' base with the claim's dependency work merged in, `merge_conflict`
+ * when it conflicts; or the kept one on a retry by this worker), the setup command in a new worktree
+ * (`setup_failed`), the agent (resumed in a kept worktree), a commit of what it left, the task's checks,
+ * then the delivery: the merge into the integration branch with the plan's `verify` run again on the
+ * merged tree (`merge_conflict`, `integration_failed`), or a push. A DONE task's worktree is removed, its
+ * branch and commit reported as `work`; a failed one's kept. With checks the checks decide; without, the
+ * agent's word (`unverified`). An unavailable, rate-limited or stopped agent comes back as it is,
+ * unchecked; git that cannot fetch or push comes back as a `fault`. Phases go to `onActivity` (`setup`,
+ * `agent`, `verify`, then the delivery's: `merge`, `push`). The returned function never throws.
  * @throws InvalidInput (field `cwd`) when neither `workspaces` nor `cwd` is given.
  */
 export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
@@ -27,24 +35,19 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
       hint: "pass openWorkspaces(...) in a git repository, or the directory to run in as cwd",
     });
   }
-  return async ({ task, plan, signal, onActivity }) => {
+  return async ({ task, plan, signal, dependencyWork = [], onActivity }) => {
     let progress: AttemptProgress = {};
     const report = (update: AttemptProgress) => {
       progress = { ...progress, ...update };
       onActivity?.(progress);
     };
-    const run: Run = { options, task, plan, signal, report, ...planned(options, task, plan) };
+    const run: Run = { options, task, plan, signal, report, dependencyWork, ...planned(options, task, plan) };
     report({ phase: options.workspaces === undefined ? "agent" : "setup" });
     const place = await placeOf(run);
     if (place.kind === "stopped") return stopped(undefined);
+    if (place.kind === "fault") return faulted(undefined, { message: place.message, hint: place.hint }, {});
     if (place.kind === "failed") return attemptOf(undefined, failed(place.failure, place.detail));
-    const resumable = place.prepared === undefined ? run.reuse : place.prepared.reused;
-    const session = resumable
-      ? run.interrupted
-        ? run.interrupted.sessionId
-        : run.previous?.session_id
-      : undefined;
-
+    const session = sessionOf(run, place);
     report({ phase: "agent" });
     const agent = await options.runAgent({
       task,
@@ -63,6 +66,13 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
   };
 }
 
+/** The agent session to resume: the kept worktree's, when it is kept. */
+function sessionOf(run: Run, place: Place & { kind: "ready" }): string | undefined {
+  const resumable = place.prepared === undefined ? run.reuse : place.prepared.reused;
+  if (!resumable) return undefined;
+  return run.interrupted ? run.interrupted.sessionId : run.previous?.session_id;
+}
+
 /** One attempt's inputs and what follows from them. */
 type Run = {
   readonly options: TaskAttemptOptions;
@@ -70,6 +80,7 @@ type Run = {
   readonly plan: PlanPayload | null;
   readonly signal: AbortSignal;
   readonly report: (update: AttemptProgress) => void;
+  readonly dependencyWork: readonly DependencyWork[];
 } & ReturnType<typeof planned>;
 
 function planned(options: TaskAttemptOptions, task: TaskPayload, plan: PlanPayload | null) {
@@ -95,19 +106,23 @@ function planned(options: TaskAttemptOptions, task: TaskPayload, plan: PlanPaylo
 async function placeOf(run: Run): Promise<Place> {
   const ws = run.options.workspaces;
   if (ws === undefined) return { kind: "ready", dir: run.options.cwd ?? "", prepared: undefined, detail: {} };
-  return openPlace(ws, run.task, run.reuse, run.setup, run.shell, run.signal);
+  const where = { reuse: run.reuse, dependencyWork: run.dependencyWork };
+  return openPlace(ws, run.task, where, run.setup, run.shell, run.signal);
 }
 
-/** After the agent: commit what it left, run the checks, apply the rule, merge a passing task. */
+/** After the agent: commit what it left, run the checks, apply the rule, deliver a passing task. */
 async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAttempt): Promise<AgentAttempt> {
   const { task, signal, shell } = run;
   const ws = run.options.workspaces;
   const judged = (extra: JsonObject, outcome: Outcome) =>
     attemptOf(agent, { ...outcome, extra: { ...place.detail, ...leftOut, ...extra, ...outcome.extra } });
   let leftOut: JsonObject = {};
+  let work: TaskWork | undefined;
   if (ws !== undefined) {
     try {
-      const { tooLarge } = await ws.commitLeftovers(place.dir, task);
+      const committed = await ws.commitLeftovers(place.dir, task);
+      const { tooLarge } = committed;
+      work = committed.work;
       // Too large to commit: the summary says so, since checks in the worktree still saw them.
       if (tooLarge.length > 0)
         leftOut = { left_out_too_large: tooLarge.map((f) => ({ path: f.path, bytes: f.bytes })) };
@@ -133,15 +148,20 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   const verdict = decide(agent, checks);
   if (!verdict.ok) return judged(checked, failed(verdict.failure));
   const done: Outcome = { ok: true, verification: verdict.verification, extra: {} };
-  if (ws === undefined) return judged(checked, done);
+  if (ws === undefined || work === undefined) return judged(checked, done);
 
-  run.report({ phase: "merge" });
-  const merged = await mergeTask(ws, task, agent, run, shell, signal);
+  if (ws.delivery.phase !== undefined) run.report({ phase: ws.delivery.phase });
+  const delivered = await deliverTask(ws, task, work, agent, run, shell, signal);
   if (signal.aborted) return stopped(agent);
-  if (!merged.ok) return judged(checked, withManualSteps(merged.outcome, checks.manualSteps));
-  // A worktree left behind costs disk only; the work is merged.
+  if (!delivered.ok && "fault" in delivered) {
+    // The work is committed in the kept worktree: this machine's next attempt continues from it.
+    rememberInterrupted(ws, task.id, agent.sessionId);
+    return faulted(agent, delivered.fault, { ...place.detail, ...checked });
+  }
+  if (!delivered.ok) return judged(checked, withManualSteps(delivered.outcome, checks.manualSteps));
+  // A worktree left behind costs disk only; the work is delivered and its branch kept.
   await ws.remove(task).catch(() => undefined);
-  return judged({ ...checked, integration_commit: merged.commit }, done);
+  return { ...judged({ ...checked, ...delivered.detail }, done), work };
 }
 
 /** Keeps the steps found manual in a failure after the checks, so the retry does not run them again. */

@@ -1,4 +1,5 @@
 import { secretValuesOf } from "@whilly/core";
+import { isKeptFromAgent } from "./agent-env.js";
 import type { ClaudeSettings } from "./settings.js";
 
 /**
@@ -37,9 +38,9 @@ export function permissionFlags(settings: ClaudeSettings): string[] {
 }
 
 /**
- * The agent's environment: the given one (unset entries dropped) plus, with a proxy configured,
- * `HTTPS_PROXY` and `NO_PROXY`, which override inherited values. The input is never changed, so the
- * proxy reaches the agent only.
+ * The agent's environment: the given one (unset entries and credentials dropped: whilly's and git's, see
+ * `isKeptFromAgent`) plus, with a proxy configured, `HTTPS_PROXY` and `NO_PROXY`, which override
+ * inherited values. The input is never changed, so the proxy reaches the agent only.
  */
 export function claudeEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -47,38 +48,13 @@ export function claudeEnv(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && !isWhillySecret(key)) out[key] = value;
+    if (value !== undefined && !isKeptFromAgent(key)) out[key] = value;
   }
   if (settings.proxyUrl !== undefined) {
     out.HTTPS_PROXY = settings.proxyUrl;
     out.NO_PROXY = settings.noProxy;
   }
   return out;
-}
-
-/**
- * whilly's own credentials, named: the agent never needs them, and whatever it prints may end up in an
- * event that the read API serves, so they are kept out of its environment. {@link isWhillySecret} also
- * drops any other `WHILLY_` variable named like a credential, so a new one cannot be forgotten here.
- */
-export const WHILLY_SECRETS: readonly string[] = [
-  "WHILLY_DATABASE_URL",
-  "WHILLY_WORKER_TOKEN",
-  "WHILLY_WORKER_BOOTSTRAP_TOKEN",
-  "WHILLY_ADMIN_TOKEN",
-  "WHILLY_TOKEN_SECRET",
-  "WHILLY_TEST_DATABASE_URL",
-];
-
-const WHILLY_CREDENTIAL_NAME = /^WHILLY_(?:\w*_)?(?:TOKEN|SECRET|PASSWORD|KEY|DATABASE_URL)(?:_\w*)?$/i;
-
-/**
- * True for an environment variable that is one of whilly's credentials: listed in {@link WHILLY_SECRETS},
- * or a `WHILLY_` name holding TOKEN, SECRET, PASSWORD, KEY or DATABASE_URL as a word (e.g.
- * `WHILLY_ADMIN_TOKEN`, `WHILLY_READ_TOKEN_FILE`). The agent and whilly's checks never see these.
- */
-export function isWhillySecret(name: string): boolean {
-  return WHILLY_SECRETS.includes(name) || WHILLY_CREDENTIAL_NAME.test(name);
 }
 
 /**

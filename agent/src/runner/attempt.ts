@@ -100,9 +100,10 @@ function withResume(attempt: AgentAttempt, resumed: boolean): AgentAttempt {
 }
 
 /**
- * The older binding: every task in one fixed directory (`options.cwd`), as `whilly-worker` and an
- * in-place `whilly run` work. A thin wrapper of {@link createClaudeAgent}; the claim's
- * `previous_failure` goes into the prompt, and a session is never resumed.
+ * The bare binding: every task in one fixed directory (`options.cwd`), without whilly's checks or
+ * worktrees (`whilly-worker` and `whilly run` use `createTaskAttempt`). A thin wrapper of
+ * {@link createClaudeAgent}; the claim's `previous_failure` goes into the prompt, and a session is never
+ * resumed.
  */
 export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
   const agent = createClaudeAgent(options);

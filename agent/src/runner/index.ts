@@ -1,4 +1,5 @@
 export { checkAgentBin } from "./agent-bin.js";
+export { agentEnvOf, GIT_CREDENTIAL_VARIABLES, isGitCredential, isKeptFromAgent } from "./agent-env.js";
 export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
 export {
   agentAttempt,

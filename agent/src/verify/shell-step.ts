@@ -7,7 +7,7 @@ import {
   secretValuesOf,
   utf8Tail,
 } from "@whilly/core";
-import { isWhillySecret } from "../runner/argv.js";
+import { isKeptFromAgent } from "../runner/agent-env.js";
 import { AttemptRecordFile } from "../runner/attempt-record.js";
 import { ATTEMPT_ID_VARIABLE } from "../runner/end-processes.js";
 import { runProcessGroup } from "../runner/process-group.js";
@@ -18,8 +18,8 @@ export type ShellStepOptions = {
   readonly command: string;
   readonly cwd: string;
   /**
-   * The agent's environment (e.g. `claudeEnv(process.env, settings)`): whilly's own credentials are
-   * dropped again here, and `WHILLY_ATTEMPT_ID` is added.
+   * The agent's environment (e.g. `claudeEnv(process.env, settings)`): whilly's and git's credentials
+   * are dropped again here, and `WHILLY_ATTEMPT_ID` is added.
    */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The step's limit, ms: its whole process tree is killed when it runs out. */
@@ -59,7 +59,7 @@ export async function runShellStep(options: ShellStepOptions): Promise<ShellStep
   const attemptId = randomUUID();
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) {
-    if (value !== undefined && !isWhillySecret(key)) env[key] = value;
+    if (value !== undefined && !isKeptFromAgent(key)) env[key] = value;
   }
   env[ATTEMPT_ID_VARIABLE] = attemptId;
   const record =

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   AGENT_UNAVAILABLE_REASON,
   AgentUnavailable,
@@ -6,23 +5,39 @@ import {
   type ClaimResponse,
   DEFAULT_LIMIT_BACKOFF_MAX_MS,
   DEFAULT_LIMIT_BACKOFF_MS,
-  Forbidden,
-  formatUsd,
-  NotOwner,
-  type PlanPayload,
   RATE_LIMITED_REASON,
   SHUTDOWN_REASON,
-  TaskNotFound,
   type TaskPayload,
-  type TaskStatus,
-  Unauthorized,
-  VersionConflict,
+  type VersionConflict,
+  WORKSPACE_UNAVAILABLE_REASON,
 } from "@whilly/core";
-import type { AttemptReport, ReleasePause, ReleaseSpend, TaskClient } from "../client/task-client.js";
+import {
+  dependencyWorkOf,
+  type ReleasePause,
+  type ReleaseSpend,
+  type TaskClient,
+} from "../client/task-client.js";
+import type { TaskBudget } from "./budget.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
+import {
+  alreadyMoved,
+  asError,
+  dateOf,
+  definedOnly,
+  failedAlready,
+  isLeaseLost,
+  isRefusal,
+  type Landed,
+  reported,
+  reportOf,
+  spendOf,
+  withAttempt,
+} from "./replies.js";
 import { type Backoff, withRetry } from "./retry.js";
 import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
+
+export { createTaskBudget, type TaskBudget } from "./budget.js";
 
 /** Options of {@link runWorkerLoop}. Durations are milliseconds. */
 export type WorkerLoopOptions = {
@@ -59,7 +74,7 @@ export type WorkerLoopOptions = {
    */
   retryBudgetMs?: number | undefined;
   /**
-   * Where a provider limit stops claims: give every slot of a process the same gate. Default: a gate of
+   * Where a provider limit or a machine fault stops claims: give every slot of a process the same gate. Default: a gate of
    * this loop's own with the default limit backoff (60 s doubling, at most 6 h).
    */
   pause?: PauseGate | undefined;
@@ -70,24 +85,6 @@ export type WorkerLoopOptions = {
   whenPaused?: "wait" | "stop" | undefined;
   now?: () => number;
 };
-
-/** A count of tasks left to run, shared by claim slots; see {@link WorkerLoopOptions.taskBudget}. */
-export type TaskBudget = { take(): boolean; giveBack(): void };
-
-/** A {@link TaskBudget} of `tasks` tasks. */
-export function createTaskBudget(tasks: number): TaskBudget {
-  let left = tasks;
-  return {
-    take() {
-      if (left <= 0) return false;
-      left--;
-      return true;
-    },
-    giveBack() {
-      left++;
-    },
-  };
-}
 
 /**
  * The worker's claim loop: claim a ready task, mark it started, run the agent, report the result, repeat.
@@ -102,6 +99,9 @@ export function createTaskBudget(tasks: number): TaskBudget {
  * An agent that cannot run here (not logged in, not installed) hands its task back with the refunding
  * reason `agent_unavailable` and stops the loop. An agent that met a provider limit hands its task back
  * with `rate_limited` (refunded, with the pause's end) and the loop claims nothing before the pause ends.
+ * An attempt that git on this machine failed (`fault`: a dependency's work not fetched, a push refused)
+ * hands its task back with `workspace_unavailable` (refunded, with what the agent cost) and pauses
+ * claims for the gate's capped backoff. A DONE attempt's `work` (branch, commit) goes with its completion.
  * A failed attempt with attempts left goes back to `PENDING` (a retry, decided by the control plane).
  * @returns counters for the run.
  * @throws {AgentUnavailable} when the agent cannot run on this machine; its task was handed back.
@@ -185,7 +185,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     current = claimed.task;
     const finishedBefore = reported(stats);
     try {
-      await runOne(claimed.task, claimed.plan);
+      await runOne(claimed);
     } finally {
       current = undefined;
       progress = undefined;
@@ -222,8 +222,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
   }
 
-  async function runOne(claimedTask: TaskPayload, plan: PlanPayload | null): Promise<void> {
-    const task = await begin(claimedTask);
+  async function runOne(claimed: ClaimResponse): Promise<void> {
+    const task = await begin(claimed.task);
     if (task === undefined) return;
     emit({ kind: "started", task });
     const startedAt = now();
@@ -240,8 +240,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     try {
       attempt = await options.runAttempt({
         task,
-        plan,
+        plan: claimed.plan,
         signal: stopSignal,
+        dependencyWork: dependencyWorkOf(claimed),
         onActivity: (update) => {
           if (current?.id !== task.id) return;
           progress = { ...progress, ...definedOnly(update) };
@@ -254,8 +255,27 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     await settle(task, attempt, now() - startedAt);
   }
 
-  /** What follows an attempt: a hand-back (unavailable, limited, stopped) or its report. */
+  /** What follows an attempt: a hand-back (unavailable, limited, faulted, stopped) or its report. */
   async function settle(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<void> {
+    if (await handedBack(task, attempt)) return;
+    gate.succeeded();
+    const landed = await report(task, attempt, wallMs);
+    if (landed === undefined) return;
+    // A failed attempt with attempts left is no finished task: the control plane queued a retry.
+    const retry = !attempt.ok && landed.status === "PENDING";
+    if (attempt.ok) stats.completed++;
+    else if (retry) stats.retried++;
+    else stats.failed++;
+    const notBefore = retry ? landed.notBefore : undefined;
+    const finished = { task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry };
+    emit({ kind: "finished", ...finished, ...(notBefore === undefined ? {} : { notBefore }) });
+  }
+
+  /**
+   * Hands back an attempt that ended without a verdict; false when it has one to report.
+   * @throws {AgentUnavailable} when the agent cannot run on this machine.
+   */
+  async function handedBack(task: TaskPayload, attempt: AgentAttempt): Promise<boolean> {
     if (attempt.unavailable) {
       // The machine's fault, not the task's: the task goes back with its attempt refunded, and this
       // worker stops, since every task would meet the same fault.
@@ -269,22 +289,21 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       const message = attempt.limited.message;
       if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
       emit({ kind: "paused", task, until, message });
-      return;
+      return true;
     }
-    // A stop after the agent finished (during the checks or the merge) keeps what the agent cost.
-    if (attempt.aborted || stopSignal.aborted)
-      return void (await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt)));
-    gate.succeeded();
-    const landed = await report(task, attempt, wallMs);
-    if (landed === undefined) return;
-    // A failed attempt with attempts left is no finished task: the control plane queued a retry.
-    const retry = !attempt.ok && landed.status === "PENDING";
-    if (attempt.ok) stats.completed++;
-    else if (retry) stats.retried++;
-    else stats.failed++;
-    const notBefore = retry ? landed.notBefore : undefined;
-    const finished = { task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry };
-    emit({ kind: "finished", ...finished, ...(notBefore === undefined ? {} : { notBefore }) });
+    if (attempt.fault && !stopSignal.aborted) {
+      // This machine's git, not the task: the attempt is given back with what the agent cost, and no
+      // slot claims for a capped backoff, since the next task would likely meet the same fault.
+      const until = gate.pause(undefined);
+      const { message, hint } = attempt.fault;
+      await releaseQuietly(task, WORKSPACE_UNAVAILABLE_REASON, { until, message }, spendOf(attempt));
+      emit({ kind: "faulted", task, until, message, hint });
+      return true;
+    }
+    // A stop after the agent finished (during the checks or the delivery) keeps what the agent cost.
+    if (!attempt.aborted && !stopSignal.aborted) return false;
+    await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt));
+    return true;
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
@@ -359,81 +378,4 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
-}
-
-/** Where a reported attempt left its task. */
-type Landed = { status: TaskStatus | undefined; notBefore: Date | undefined };
-
-/** A payload's ISO time as a date; undefined when absent or unreadable. */
-function dateOf(iso: string | null | undefined): Date | undefined {
-  if (iso === null || iso === undefined) return undefined;
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? undefined : at;
-}
-
-/** What a shutdown release carries of an interrupted attempt's cost; none when it cost nothing known. */
-function spendOf(attempt: AgentAttempt): ReleaseSpend | undefined {
-  if (!(attempt.costMicroUsd > 0)) return undefined;
-  return { costUsd: formatUsd(attempt.costMicroUsd), idempotencyKey: randomUUID() };
-}
-
-/** What a complete or fail carries of an attempt. */
-function reportOf(task: TaskPayload, attempt: AgentAttempt, wallMs: number): AttemptReport {
-  return {
-    costUsd: formatUsd(attempt.costMicroUsd),
-    detail: { attempt: task.attempts, ...attempt.detail, wall_ms: wallMs },
-    // One key for every retry of this report: the control plane counts the cost once (docs/protocol.md).
-    idempotencyKey: randomUUID(),
-    verification: attempt.ok ? attempt.verification : undefined,
-    failure: attempt.ok ? undefined : attempt.failure,
-  };
-}
-
-/**
- * True for a 409 showing that the transition this worker asked for already happened: the task is in
- * `status` at exactly the next version. From a claim held at version v, only the claiming worker's own
- * start, complete or fail can put the task in `IN_PROGRESS`, `DONE` or `FAILED` at v+1 (every fenced
- * transition checks the owner; the sweep and reset move it to `PENDING`, skip to `SKIPPED`). So this is
- * a retry of a call that succeeded but whose reply was lost, e.g. to a control-plane restart.
- */
-function alreadyMoved(error: unknown, task: TaskPayload, status: TaskStatus): boolean {
-  return (
-    error instanceof VersionConflict &&
-    error.actualVersion === task.version + 1 &&
-    error.actualStatus === status
-  );
-}
-
-/**
- * {@link alreadyMoved} for a fail: to `FAILED`, or back to `PENDING` when attempts were left (a retry).
- * A sweep that returned the task at v+1 meanwhile looks the same; either way the task runs again.
- */
-function failedAlready(error: unknown, task: TaskPayload): boolean {
-  return alreadyMoved(error, task, "FAILED") || alreadyMoved(error, task, "PENDING");
-}
-
-/** A 409, or a 404 for a task that is gone (its plan was deleted): either way the lease is no more. */
-function isLeaseLost(error: unknown): error is Error {
-  return error instanceof VersionConflict || error instanceof NotOwner || error instanceof TaskNotFound;
-}
-
-function isRefusal(error: unknown): error is Error {
-  return error instanceof Unauthorized || error instanceof Forbidden;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-/** Attempts whose result the control plane took: done, failed, or failed with a retry queued. */
-function reported(stats: WorkerStats): number {
-  return stats.completed + stats.failed + stats.retried;
-}
-
-function definedOnly(progress: AttemptProgress): AttemptProgress {
-  return Object.fromEntries(Object.entries(progress).filter(([, value]) => value !== undefined));
-}
-
-function withAttempt(attempt: AgentAttempt, number: number): AgentAttempt {
-  return { ...attempt, detail: { attempt: number, ...attempt.detail } };
 }

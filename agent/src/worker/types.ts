@@ -1,9 +1,11 @@
 import type {
   AttemptFailure,
   AttemptProgress,
+  DependencyWork,
   JsonObject,
   PlanPayload,
   TaskPayload,
+  TaskWork,
   Verification,
 } from "@whilly/core";
 
@@ -32,6 +34,14 @@ export type AgentAttempt = {
    * a capped backoff when the provider named no reset time.
    */
   readonly limited?: { readonly message: string; readonly until: Date | undefined } | undefined;
+  /**
+   * Set when git on this machine could not get the dependencies' work or deliver the task's (a remote
+   * down, a branch gone): the loop hands the task back with `workspace_unavailable` (the attempt is
+   * refunded) and claims nothing for the pause gate's capped backoff.
+   */
+  readonly fault?: { readonly message: string; readonly hint: string } | undefined;
+  /** On success in a worktree: the task's branch and its commit, sent with the completion. */
+  readonly work?: TaskWork | undefined;
   /** On success: how the work was accepted (`passed`, or `unverified` without runnable checks). */
   readonly verification?: Verification | undefined;
   /** On failure: what the next attempt is told (the store adds `attempt` and `worker_id`). */
@@ -45,6 +55,8 @@ export type RunAttempt = (input: {
   task: TaskPayload;
   plan: PlanPayload | null;
   signal: AbortSignal;
+  /** The claim's dependency work, in the order of the task's dependencies; none from older servers. */
+  dependencyWork?: readonly DependencyWork[] | undefined;
   /** Called as the attempt goes (agent turns, last tool, phase); the loop sends it with the heartbeat. */
   onActivity?: ((progress: AttemptProgress) => void) | undefined;
 }) => Promise<AgentAttempt>;
@@ -79,6 +91,17 @@ export type ProgressEvent =
    * (`rate_limited`, attempt refunded) and no slot of this process claims before `until`.
    */
   | { readonly kind: "paused"; readonly task: TaskPayload; readonly until: Date; readonly message: string }
+  /**
+   * git on this machine failed `task`'s attempt (see {@link AgentAttempt.fault}): the task was handed
+   * back (`workspace_unavailable`, attempt refunded) and no slot of this process claims before `until`.
+   */
+  | {
+      readonly kind: "faulted";
+      readonly task: TaskPayload;
+      readonly until: Date;
+      readonly message: string;
+      readonly hint: string;
+    }
   | {
       readonly kind: "finished";
       readonly task: TaskPayload;

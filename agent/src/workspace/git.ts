@@ -6,8 +6,16 @@ export type GitResult = { readonly code: number; readonly stdout: string; readon
 
 /** How git commands of a repository are run. */
 export type GitRunner = {
-  /** Runs `git <args>` in `cwd`; never rejects for a non-zero exit (see {@link GitResult.code}). */
-  readonly run: (cwd: string, args: readonly string[], input?: string) => Promise<GitResult>;
+  /**
+   * Runs `git <args>` in `cwd`; never rejects for a non-zero exit (see {@link GitResult.code}).
+   * `options.timeoutMs` kills a git that talks to a remote for longer (code -1, stderr says so).
+   */
+  readonly run: (
+    cwd: string,
+    args: readonly string[],
+    input?: string,
+    options?: { readonly timeoutMs?: number | undefined },
+  ) => Promise<GitResult>;
   /** Like `run`, but a non-zero exit throws a `ConfigurationError` naming the command and git's message. */
   readonly ok: (cwd: string, args: readonly string[], input?: string) => Promise<string>;
 };
@@ -31,16 +39,18 @@ export function gitRunner(env: Readonly<Record<string, string | undefined>>): Gi
     if (value !== undefined && !REPOSITORY_VARIABLES.includes(key)) gitEnv[key] = value;
   }
   gitEnv.GIT_TERMINAL_PROMPT = "0";
-  const run = (cwd: string, args: readonly string[], input?: string) =>
+  const run: GitRunner["run"] = (cwd, args, input, options = {}) =>
     new Promise<GitResult>((resolve) => {
+      const timeout = options.timeoutMs ?? 0;
       const child = execFile(
         "git",
         [...args],
-        { cwd, env: gitEnv, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+        { cwd, env: gitEnv, maxBuffer: MAX_BUFFER, encoding: "utf8", timeout, killSignal: "SIGKILL" },
         (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
           const spawnMessage = error !== null && typeof error.code === "string" ? `${error.message}\n` : "";
-          resolve({ code, stdout, stderr: `${spawnMessage}${stderr}` });
+          const timedOut = error?.killed === true && timeout > 0 ? `\nstopped after ${timeout} ms` : "";
+          resolve({ code, stdout, stderr: `${spawnMessage}${stderr}${timedOut}` });
         },
       );
       // git may exit without reading its input (most commands never do): a closed pipe is no error.

@@ -1,3 +1,10 @@
+export {
+  type CloneWorkspaces,
+  type CloneWorkspacesOptions,
+  DEFAULT_NETWORK_TIMEOUT_MS,
+  openCloneWorkspaces,
+} from "./clone.js";
+export { DependencyConflict, WorkspaceUnavailable } from "./faults.js";
 export type { FinishResult } from "./finish.js";
 export { type GitResult, type GitRunner, gitRunner } from "./git.js";
 export type { IntegrateOptions, IntegrationResult, IntegrationStepFailure } from "./integrate.js";
@@ -21,11 +28,16 @@ export {
 } from "./repo.js";
 export { slugOf } from "./slug.js";
 export { markPlan } from "./tip.js";
-export {
-  type KeptWorkspace,
-  openWorkspaces,
-  type PreparedWorkspace,
-  type Workspaces,
-  type WorkspacesOptions,
-  type WorkspaceTask,
-} from "./workspaces.js";
+export type {
+  CommittedWork,
+  Delivered,
+  Delivery,
+  KeptWorkspace,
+  PreparedWorkspace,
+  PrepareOptions,
+  TaskWorkspaces,
+  WorkspaceTask,
+  WorktreeBase,
+  WorktreeStart,
+} from "./types.js";
+export { openWorkspaces, type Workspaces, type WorkspacesOptions } from "./workspaces.js";

@@ -4,7 +4,6 @@ import { ConfigurationError } from "@whilly/core";
 import { type FinishResult, takeWork } from "./finish.js";
 import { type GitRunner, gitRunner } from "./git.js";
 import { type IntegrateOptions, type IntegrationResult, integrateBranch } from "./integrate.js";
-import { commitLeftovers, type LeftoversResult, recordSetupPaths } from "./leftovers.js";
 import { withFileLock } from "./lock.js";
 import { createMutex } from "./mutex.js";
 import {
@@ -15,15 +14,26 @@ import {
   dropWorktree,
   excludeWhillyDir,
   gitTopLevel,
-  isWorktreeAt,
   startCommit,
 } from "./repo.js";
 import { slugOf } from "./slug.js";
-import { markPlan, movedBranchError, planMark, planMarkKey, recordedTip, recordTip, tipRef } from "./tip.js";
+import { taskWorkspaces, worktreesRoot } from "./task-trees.js";
+import { markPlan, movedBranchError, planMark, planMarkKey, recordedTip, recordTip } from "./tip.js";
+import type { Delivery, TaskWorkspaces, WorkspaceTask } from "./types.js";
 import { changedPaths, userTreeState } from "./user-tree.js";
 
-/** The task fields a workspace needs. */
-export type WorkspaceTask = { readonly id: string; readonly description: string };
+export type {
+  CommittedWork,
+  Delivered,
+  Delivery,
+  KeptWorkspace,
+  PreparedWorkspace,
+  PrepareOptions,
+  TaskWorkspaces,
+  WorkspaceTask,
+  WorktreeBase,
+  WorktreeStart,
+} from "./types.js";
 
 /** Options of {@link openWorkspaces}. */
 export type WorkspacesOptions = {
@@ -40,25 +50,12 @@ export type WorkspacesOptions = {
   readonly env: Readonly<Record<string, string | undefined>>;
 };
 
-/** A task's worktree, ready for the agent. */
-export type PreparedWorkspace = {
-  /** The worktree's directory, `<repo>/.whilly/worktrees/<plan-slug>/<task-slug>`. */
-  readonly dir: string;
-  /** The task's branch, `whilly-tasks/<plan-slug>/<task-slug>`. */
-  readonly branch: string;
-  /** The commit the worktree started from (the integration branch's tip then). */
-  readonly base: string;
-  /** True when the worktree a previous attempt left was kept, with its work and agent session. */
-  readonly reused: boolean;
-};
-
-/** Where a task's work is kept: its worktree and branch. */
-export type KeptWorkspace = { readonly dir: string; readonly branch: string };
-
-/** The git worktrees of one plan's run; see {@link openWorkspaces}. Every method may throw ConfigurationError when git fails. */
-export type Workspaces = {
-  /** The repository's top directory. */
-  readonly repoDir: string;
+/**
+ * The git worktrees of one plan's local run; see {@link openWorkspaces}. A fresh worktree starts from
+ * the integration branch's tip, which holds every DONE dependency's work, and DONE work is merged into
+ * it. Every method may throw ConfigurationError when git fails.
+ */
+export type Workspaces = TaskWorkspaces & {
   readonly integrationBranch: string;
   /** The commit HEAD was at when the workspaces were opened. */
   readonly startCommit: string;
@@ -66,26 +63,8 @@ export type Workspaces = {
   readonly userBranch: string | undefined;
   /** True when the integration branch existed already (a resumed run builds on it). */
   readonly resumed: boolean;
-  /**
-   * A worktree for `task`: the one a previous attempt left when `reuse` allows and it still exists,
-   * else a fresh one on the task's branch (reset) from the integration branch's tip, which holds every
-   * DONE dependency's work.
-   */
-  prepare(task: WorkspaceTask, options: { readonly reuse: boolean }): Promise<PreparedWorkspace>;
-  /** Records what the setup command made in `dir`, so {@link Workspaces.commitLeftovers} leaves it out. */
-  recordSetup(dir: string): Promise<readonly string[]>;
-  /**
-   * Commits what the agent left in `dir` (setup's unchanged files and files over `maxFileBytes` left
-   * out): the new commit (`undefined` when nothing was left) and the files left out for size. The
-   * task's branch is moved to the worktree's HEAD, should the agent have switched branches.
-   */
-  commitLeftovers(dir: string, task: WorkspaceTask): Promise<LeftoversResult>;
   /** Merges the task's branch into the integration branch, one task at a time (see `integrateBranch`). */
   integrate(task: WorkspaceTask, options?: IntegrateOptions): Promise<IntegrationResult>;
-  /** Removes the task's worktree (DONE); its branch is kept. */
-  remove(task: WorkspaceTask): Promise<void>;
-  /** Where a task's worktree and branch are (kept for a FAILED task, to be printed). */
-  keptPaths(task: WorkspaceTask): KeptWorkspace;
   /**
    * Removes the integration worktree and fast-forwards the user's branch, or says how to; reports what
    * changed in the user's own working tree since the open (`userTreeChanged`).
@@ -110,11 +89,10 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
   }
   const start = await startCommit(git, top);
   const userBranch = await currentBranch(git, top);
-  const planSlug = slugOf(options.planId);
-  const integration = options.branch ?? `whilly/${planSlug}`;
+  const integration = options.branch ?? `whilly/${slugOf(options.planId)}`;
   await checkIntegrationBranch(git, top, integration, userBranch);
   await excludeWhillyDir(git, top);
-  const root = join(top, ".whilly", "worktrees", planSlug);
+  const root = worktreesRoot(top, options.planId);
   // Two `whilly run` processes on one plan share the merge worktree and the branch: merges take turns.
   const lockFile = join(root, "_integration.lock");
   await mkdir(root, { recursive: true });
@@ -146,53 +124,41 @@ export async function openWorkspaces(options: WorkspacesOptions): Promise<Worksp
       await mkdir(root, { recursive: true });
       return withFileLock(lockFile, section, options.lockPollMs);
     });
-  const kept = (task: WorkspaceTask): KeptWorkspace => {
-    const slug = slugOf(task.id);
-    return { dir: join(root, slug), branch: `whilly-tasks/${planSlug}/${slug}` };
+  const integrate = (task: WorkspaceTask, integrateOptions: IntegrateOptions = {}) =>
+    crossProcess(() =>
+      integrateBranch(
+        { git, top, dir: integrationDir, integration, commitArgs: commit },
+        task,
+        trees.keptPaths(task).branch,
+        integrateOptions,
+      ),
+    );
+  // whilly's recorded tip, not the branch: one moved behind whilly's back holds no DONE work for sure.
+  const base = async () => {
+    const tip = (await recordedTip(git, top, integration)) ?? (await branchTip(git, top, integration));
+    if (tip === undefined) throw new ConfigurationError(`the integration branch ${integration} is gone`);
+    return { commit: tip, merges: [] };
   };
+  const delivery: Delivery = {
+    phase: "merge",
+    deliver: async (task, _work, integrateOptions) => {
+      const merged = await integrate(task, integrateOptions);
+      return merged.ok ? { ok: true, detail: { integration_commit: merged.commit } } : merged;
+    },
+  };
+  const trees = taskWorkspaces(
+    { git, top, planId: options.planId, commitArgs: commit, maxFileBytes: options.maxFileBytes, admin },
+    base,
+    delivery,
+  );
 
   return {
-    repoDir: top,
+    ...trees,
     integrationBranch: integration,
     startCommit: start,
     userBranch,
     resumed,
-    prepare: (task, { reuse }) =>
-      admin(async () => {
-        const { dir, branch } = kept(task);
-        if (reuse && (await isWorktreeAt(git, dir, "any"))) {
-          const base = await git.ok(dir, ["merge-base", "HEAD", tipRef(integration)]);
-          return { dir, branch, base: base.trim(), reused: true };
-        }
-        await dropWorktree(git, top, dir);
-        // whilly's recorded tip, not the branch: one moved behind whilly's back holds no DONE work for sure.
-        const base = (await recordedTip(git, top, integration)) ?? (await branchTip(git, top, integration));
-        if (base === undefined) throw new ConfigurationError(`the integration branch ${integration} is gone`);
-        await git.ok(top, ["worktree", "add", "-q", "-B", branch, dir, base]);
-        return { dir, branch, base, reused: false };
-      }),
-    recordSetup: (dir) => recordSetupPaths(git, dir),
-    commitLeftovers: async (dir, task) => {
-      const result = await commitLeftovers(git, dir, commit, task, options.maxFileBytes);
-      // An agent that switched to a branch of its own (or detached HEAD) left its work there: the task's
-      // branch, which is what gets merged, follows the worktree's HEAD.
-      const head = (await git.ok(dir, ["rev-parse", "HEAD"])).trim();
-      const branch = kept(task).branch;
-      if ((await branchTip(git, top, branch)) !== head)
-        await git.ok(top, ["update-ref", `refs/heads/${branch}`, head]);
-      return result;
-    },
-    integrate: (task, integrateOptions = {}) =>
-      crossProcess(() =>
-        integrateBranch(
-          { git, top, dir: integrationDir, integration, commitArgs: commit },
-          task,
-          kept(task).branch,
-          integrateOptions,
-        ),
-      ),
-    remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
-    keptPaths: kept,
+    integrate,
     finish: () =>
       crossProcess(() =>
         admin(async () => {

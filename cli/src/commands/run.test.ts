@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -83,6 +84,16 @@ describe("whilly run with a fake agent", () => {
     const at = (type: string, task: string) =>
       events.findIndex((e) => e.eventType === type && e.taskId === task);
     expect(at("CLAIM", "T-B")).toBeGreaterThan(at("COMPLETE", "T-C"));
+    // Each DONE task's work is reported on complete: its task branch and that branch's commit.
+    for (const done of events.filter((e) => e.eventType === "COMPLETE")) {
+      const { branch, commit } = done.payload as { branch?: string; commit?: string };
+      expect(branch).toMatch(/^whilly-tasks\/order\//);
+      expect(commit).toBe(
+        execFileSync("git", ["rev-parse", `refs/heads/${branch}`], { cwd: repo })
+          .toString()
+          .trim(),
+      );
+    }
   });
 
   it("leaves the dependents of a failed task PENDING, reports them blocked, counts the failed attempt's cost, exits 1", async () => {

@@ -66,6 +66,12 @@ export function progressPrinter(io: Io, total: number) {
           `${paint("yellow", "⏸")} provider limit on ${event.task.id} (${event.message}); no new task before ${clockTime(event.until)}, then ${event.task.id} runs again`,
         );
         return;
+      case "faulted":
+        doing.delete(event.task.id);
+        line(
+          `${paint("yellow", "⏸")} ${event.task.id} handed back: ${event.message}; no new task before ${clockTime(event.until)} (${event.hint})`,
+        );
+        return;
       case "finished":
         onFinished(event);
         return;

@@ -1,31 +1,38 @@
-import { type JsonObject, WHILLY_FAILURE_REASONS } from "@whilly/core";
+import { type JsonObject, type TaskWork, WHILLY_FAILURE_REASONS } from "@whilly/core";
 import { type ChecksResult, runChecks } from "../verify/run-checks.js";
 import { runShellStep } from "../verify/shell-step.js";
 import type { AgentAttempt } from "../worker/types.js";
+import { WorkspaceUnavailable } from "../workspace/faults.js";
 import type { IntegrationStepFailure } from "../workspace/integrate.js";
-import type { Workspaces, WorkspaceTask } from "../workspace/workspaces.js";
+import type { TaskWorkspaces, WorkspaceTask } from "../workspace/types.js";
 import type { ShellSettings } from "./place.js";
 import { failed, messageOf, type Outcome } from "./result.js";
 import { stepFailure } from "./verdict.js";
 
-/** What merging a checked task's branch came to: the new integration tip, or a failed outcome. */
-export type MergeOutcome =
-  | { readonly ok: true; readonly commit: string }
-  | { readonly ok: false; readonly outcome: Outcome };
+/**
+ * What delivering a checked task's work came to: the detail fields it adds (the new integration tip,
+ * where it was pushed), a failed outcome, or the machine's fault.
+ */
+export type DeliveryOutcome =
+  | { readonly ok: true; readonly detail: JsonObject }
+  | { readonly ok: false; readonly outcome: Outcome }
+  | { readonly ok: false; readonly fault: { readonly message: string; readonly hint: string } };
 
 /**
- * Merges the task's branch into the integration branch, with the plan's `verify` on the merged tree
- * and `setup` in a newly made integration worktree: `merge_conflict` (with the files) or
- * `integration_failed` (with the step) when it did not go in.
+ * Delivers the task's work as the workspaces do it: merged into the integration branch, with the plan's
+ * `verify` on the merged tree and `setup` in a newly made integration worktree (`merge_conflict` with
+ * the files, or `integration_failed` with the step, when it did not go in), or pushed (a push that
+ * fails is the machine's fault).
  */
-export async function mergeTask(
-  ws: Workspaces,
+export async function deliverTask(
+  ws: TaskWorkspaces,
   task: WorkspaceTask,
+  work: TaskWork,
   agent: AgentAttempt,
   plan: { readonly verify: readonly string[]; readonly setup: string | undefined },
   shell: ShellSettings,
   signal: AbortSignal,
-): Promise<MergeOutcome> {
+): Promise<DeliveryOutcome> {
   const { mergeConflict, integrationFailed } = WHILLY_FAILURE_REASONS;
   const { verify, setup } = plan;
   const check = async (cwd: string) =>
@@ -37,22 +44,25 @@ export async function mergeTask(
       ? undefined
       : { step: command, exit_code: run.exitCode, output_tail: run.outputTail };
   };
-  const branch = ws.keptPaths(task).branch;
+  const { branch } = work;
   try {
-    const merged = await ws.integrate(task, {
+    const delivered = await ws.delivery.deliver(task, work, {
       check: verify.length > 0 ? check : undefined,
       setup: setup ? prepare : undefined,
     });
-    if (merged.ok) return { ok: true, commit: merged.commit };
-    if (merged.reason === "merge_conflict") {
-      const tail = `conflicting files:\n${merged.files.join("\n")}`;
+    if (delivered.ok) return { ok: true, detail: delivered.detail };
+    if (delivered.reason === "merge_conflict") {
+      const tail = `conflicting files:\n${delivered.files.join("\n")}`;
       const failure = stepFailure(mergeConflict, `git merge ${branch}`, 1, tail, agent);
-      const extra: JsonObject = { conflict_files: [...merged.files] };
+      const extra: JsonObject = { conflict_files: [...delivered.files] };
       return { ok: false, outcome: failed(failure, extra) };
     }
-    const failure = stepFailure(integrationFailed, merged.step, merged.exit_code, merged.output_tail, agent);
+    const { step, exit_code, output_tail } = delivered;
+    const failure = stepFailure(integrationFailed, step, exit_code, output_tail, agent);
     return { ok: false, outcome: failed(failure) };
   } catch (error) {
+    if (error instanceof WorkspaceUnavailable)
+      return { ok: false, fault: { message: error.message, hint: error.hint ?? "" } };
     const failure = stepFailure(integrationFailed, `git merge ${branch}`, null, messageOf(error), agent);
     return { ok: false, outcome: failed(failure) };
   }
