@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { slugOf } from "@whilly/agent";
+import { fakeClaudeEnv } from "@whilly/fake-anthropic";
 
 /**
  * Helpers for the multi-process tests: real `whilly server`, `whilly worker register`, `whilly plan
@@ -121,12 +122,23 @@ export function gitWorkdir(name: string): string {
 
 /**
  * A bare `origin` with a first commit, and a clone of it for each of `names`: workers on separate
- * machines that share a remote (`whilly-worker --push`).
+ * machines that share a remote (`whilly-worker --push`). Its post-receive hook appends
+ * `<ref> <new commit>` to the file `pushes` for every ref a push updates.
  */
-export function sharedOrigin(names: readonly string[]): { origin: string; clones: Map<string, string> } {
+export function sharedOrigin(names: readonly string[]): {
+  origin: string;
+  clones: Map<string, string>;
+  pushes: string;
+} {
   const seed = gitWorkdir("seed");
-  const origin = join(scratchDir("whilly-origin-"), "origin.git");
+  const top = scratchDir("whilly-origin-");
+  const origin = join(top, "origin.git");
+  const pushes = join(top, "pushes.log");
   execFileSync("git", ["clone", "-q", "--bare", seed, origin]);
+  writeFileSync(pushes, "");
+  const hook = join(origin, "hooks", "post-receive");
+  writeFileSync(hook, `#!/bin/sh\nwhile read old new ref; do echo "$ref $new" >> '${pushes}'; done\n`);
+  chmodSync(hook, 0o755);
   const clones = new Map(
     names.map((name) => {
       const dir = join(scratchDir(`whilly-${name}-`), "clone");
@@ -134,7 +146,12 @@ export function sharedOrigin(names: readonly string[]): { origin: string; clones
       return [name, dir] as const;
     }),
   );
-  return { origin, clones };
+  return { origin, clones, pushes };
+}
+
+/** Runs git in `dir`; its trimmed stdout. Throws on a non-zero exit. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
 }
 
 /** The branch and commit holding a task's work, as its `COMPLETE` event reports them. */
@@ -179,4 +196,72 @@ export async function cleanUp(graceMs = 8000): Promise<void> {
   await Promise.all(running.map((p) => p.ended.catch(() => undefined)));
   clearTimeout(timer);
   for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A registered worker: its id and bearer token. */
+export type Identity = { readonly workerId: string; readonly token: string };
+
+/** A running `whilly server` on a test database, and how to register workers with it. */
+export type ControlPlane = {
+  readonly url: string;
+  /** The environment of `whilly` commands against the same database. */
+  readonly env: Record<string, string>;
+  /** Registers a worker with `whilly worker register --json`. */
+  register(): Promise<Identity>;
+};
+
+/**
+ * Starts `whilly server` on `databaseUrl` with short leases (`leaseS`, s), a sweep every half second and
+ * a long heartbeat timeout, so a killed worker's task comes back by its lease running out.
+ */
+export async function startControlPlane(databaseUrl: string, leaseS: number): Promise<ControlPlane> {
+  const bootstrap = "e2e-bootstrap-token-0123456789abcdef";
+  const env = { PATH, WHILLY_DATABASE_URL: databaseUrl };
+  const server = startNode(WHILLY_BIN, ["server", "--port", "0"], {
+    cwd: scratchDir("whilly-server-"),
+    env: {
+      ...env,
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: bootstrap,
+      WHILLY_VISIBILITY_TIMEOUT: String(leaseS),
+      WHILLY_SWEEP_INTERVAL: "0.5",
+      // Workers fall silent only when killed; let the lease, not the offline sweep, take the task back.
+      WHILLY_HEARTBEAT_TIMEOUT: "60",
+      WHILLY_CLAIM_RECHECK: "1",
+    },
+  });
+  const [, url = ""] = await server.waitForOut(/^(https?:\/\/\S+)$/m);
+  const register = async (): Promise<Identity> => {
+    const argv = ["worker", "register", "--connect", url, "--bootstrap-token", bootstrap, "--json"];
+    const parsed = JSON.parse((await whilly(argv, env)).out) as { worker_id: string; token: string };
+    return { workerId: parsed.worker_id, token: parsed.token };
+  };
+  return { url, env, register };
+}
+
+/**
+ * Starts `whilly-worker --plan <planId> --workdir <workdir> <argv>` as `who`, with the REAL Claude Code
+ * CLI pointed at the fake model at `fakeUrl` (`env` may swap the agent), a 1 s heartbeat and a 2 min
+ * task timeout.
+ */
+export function startWorkerProcess(options: {
+  readonly who: Identity;
+  readonly controlUrl: string;
+  readonly planId: string;
+  readonly workdir: string;
+  readonly fakeUrl: string;
+  readonly argv?: readonly string[] | undefined;
+  readonly env?: Record<string, string> | undefined;
+}): Proc {
+  const env = {
+    ...fakeClaudeEnv({ baseUrl: options.fakeUrl, home: scratchDir("whilly-claude-home-"), path: PATH }),
+    CLAUDE_BIN,
+    WHILLY_MODEL: "claude-sonnet-4-6",
+    WHILLY_CONTROL_URL: options.controlUrl,
+    WHILLY_WORKER_TOKEN: options.who.token,
+    WHILLY_CLAUDE_KILL_GRACE_MS: "1000",
+    ...options.env,
+  };
+  const argv = ["--plan", options.planId, "--workdir", options.workdir];
+  const timing = ["--heartbeat-interval", "1", "--task-timeout", "2m"];
+  return startNode(WORKER_BIN, [...argv, ...timing, ...(options.argv ?? [])], { cwd: options.workdir, env });
 }

@@ -2,24 +2,23 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT_TYPES, type EventRecord } from "@whilly/core";
-import { type FakeAnthropic, fakeClaudeEnv, startFakeAnthropic } from "@whilly/fake-anthropic";
+import { type FakeAnthropic, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { openPostgresStore, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../support/db.js";
 import {
-  CLAUDE_BIN,
   checkoutOf,
   cleanUp,
   FIXTURES,
+  git,
   gitWorkdir,
+  type Identity,
   killGroup,
-  PATH,
   type Proc,
   scratchDir,
   sharedOrigin,
-  startNode,
-  WHILLY_BIN,
-  WORKER_BIN,
+  startControlPlane,
+  startWorkerProcess,
   waitUntil,
   whilly,
   workOf,
@@ -29,13 +28,10 @@ import {
 // Distributed mode end to end, every part a real process: `whilly server` on a fresh Postgres database,
 // two workers registered with their own tokens (`whilly worker register`), and `whilly-worker`
 // processes running the REAL Claude Code CLI against the project's scripted fake of the Messages API,
-// each in its own git clone of one bare origin, pushing each DONE task's branch to it. Leases are 3 s and the sweep runs every half second, so expiry and
-// renewal happen within the test.
-const BOOTSTRAP = "distributed-e2e-bootstrap-token-0123456789";
+// each in its own git clone of one bare origin, pushing each DONE task's branch to it. Leases are 3 s
+// and the sweep runs every half second, so expiry and renewal happen within the test.
 const LEASE_S = 3;
 const HANG_AGENT = join(FIXTURES, "fake-agents", "hang.mjs");
-
-type Identity = { workerId: string; token: string };
 
 let db: TestDatabase;
 let store: Store;
@@ -86,28 +82,9 @@ function startWorker(
   planId: string,
   options: { workdir: string; fake?: FakeAnthropic; env?: Record<string, string>; push?: boolean },
 ): Proc {
-  const fake = options.fake ?? demoFake;
-  const env = {
-    ...fakeClaudeEnv({ baseUrl: fake.url, home: scratchDir("whilly-claude-home-"), path: PATH }),
-    CLAUDE_BIN,
-    WHILLY_MODEL: "claude-sonnet-4-6",
-    WHILLY_CONTROL_URL: url,
-    WHILLY_WORKER_TOKEN: who.token,
-    WHILLY_CLAUDE_KILL_GRACE_MS: "1000",
-    ...options.env,
-  };
-  const argv = [
-    "--plan",
-    planId,
-    "--workdir",
-    options.workdir,
-    "--heartbeat-interval",
-    "1",
-    "--task-timeout",
-    "2m",
-    ...(options.push ? ["--push"] : []),
-  ];
-  return startNode(WORKER_BIN, argv, { cwd: options.workdir, env });
+  const fakeUrl = (options.fake ?? demoFake).url;
+  const argv = options.push ? ["--push"] : [];
+  return startWorkerProcess({ who, controlUrl: url, planId, fakeUrl, argv, ...options });
 }
 
 /** Waits until every task of the plan is DONE; fails at once if one FAILED. */
@@ -136,46 +113,22 @@ async function stopWorker(worker: Proc) {
   return ended;
 }
 
-/** Runs git in `dir`; its trimmed stdout. Throws on a non-zero exit. */
-const git = (dir: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd: dir, encoding: "utf8" }).trim();
-
 const ofType = (events: readonly EventRecord[], type: string, taskId?: string) =>
   events.filter((e) => e.eventType === type && (taskId === undefined || e.taskId === taskId));
 
 describe.skipIf(!postgresAvailable())("distributed mode: whilly server and whilly-worker processes", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
-    const env = { PATH, WHILLY_DATABASE_URL: db.url };
-    const server = startNode(WHILLY_BIN, ["server", "--port", "0"], {
-      cwd: scratchDir("whilly-server-"),
-      env: {
-        ...env,
-        WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP,
-        WHILLY_VISIBILITY_TIMEOUT: String(LEASE_S),
-        WHILLY_SWEEP_INTERVAL: "0.5",
-        // Workers fall silent only when killed; let the lease, not the offline sweep, take the task back.
-        WHILLY_HEARTBEAT_TIMEOUT: "60",
-        WHILLY_CLAIM_RECHECK: "1",
-      },
-    });
-    const [, serverUrl] = await server.waitForOut(/^(https?:\/\/\S+)$/m);
-    url = serverUrl ?? "";
-    const register = async (): Promise<Identity> => {
-      const { out } = await whilly(
-        ["worker", "register", "--connect", url, "--bootstrap-token", BOOTSTRAP, "--json"],
-        env,
-      );
-      const parsed = JSON.parse(out) as { worker_id: string; token: string };
-      return { workerId: parsed.worker_id, token: parsed.token };
-    };
+    const plane = await startControlPlane(db.url, LEASE_S);
+    url = plane.url;
+    const env = plane.env;
     const plans = [
       join(FIXTURES, "plans", "demo.tasks.json"),
       join(FIXTURES, "plans", "demo-parallel.tasks.json"),
       writePlan(oneTaskPlan("crash", "CRASH-1", "CRASH.md")),
       writePlan(oneTaskPlan("slow", "SLOW-1", "SLOW.md")),
     ];
-    [alice, bob] = await Promise.all([register(), register()]);
+    [alice, bob] = await Promise.all([plane.register(), plane.register()]);
     for (const plan of plans) await whilly(["plan", "import", plan], env);
     store = await openPostgresStore(db.url, { max: 2 });
     demoFake = await startFakeAnthropic({ scriptFile: join(FIXTURES, "scripts", "demo.json") });
