@@ -163,7 +163,8 @@ function describeSweeps(name: string, open: () => Promise<Store>) {
         const reply = await pending;
         expect(reply.status).toBe(200);
         expect(((await reply.json()) as { task: { claimed_by: string } }).task.claimed_by).toBe("next-w");
-        expect(Date.now() - swept).toBeLessThan(1000);
+        // Woken by the sweep, not by the claim's wait (10 s) running out; loose, for a loaded machine.
+        expect(Date.now() - swept).toBeLessThan(5000);
       } finally {
         await sweeper.stop();
         await coordinator.close();
