@@ -105,6 +105,28 @@ describe("a remote worker's worktree base", () => {
     );
   });
 
+  it.each([
+    ["x:refs/heads/main", "1".repeat(40)],
+    ["--upload-pack=touch pwned", "1".repeat(40)],
+    ["refs/heads/*", "1".repeat(40)],
+    ["whilly-tasks/plan/a", "HEAD"],
+  ])("refuses dependency work %j %j a control plane sent, fetching nothing", async (branch, commit) => {
+    const { clones } = originWithClones(env, 1);
+    const clone = clones[0] ?? "";
+    const ws = await open(clone);
+    const refs = git(clone, "for-each-ref");
+    const preparing = ws.prepare(task("b"), {
+      reuse: false,
+      dependencyWork: [{ taskId: "a", branch, commit }],
+    });
+    await expect(preparing).rejects.toBeInstanceOf(WorkspaceUnavailable);
+    await expect(preparing).rejects.toThrow(
+      /^the claim names work of dependency a that is no git branch and commit/,
+    );
+    expect(git(clone, "for-each-ref")).toBe(refs);
+    expect(existsSync(join(clone, "pwned"))).toBe(false);
+  });
+
   it("fails with the files when two dependencies' work conflicts, leaving no worktree behind", async () => {
     const { clones } = originWithClones(env, 1, { "shared.txt": "line\n" });
     const clone = clones[0] ?? "";

@@ -1,6 +1,7 @@
 import {
   ConfigurationError,
   type DependencyWork,
+  gitBranchNameProblem,
   redactSecrets,
   type TaskWork,
   urlPasswords,
@@ -116,10 +117,9 @@ const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 async function dependencyCommit(net: Network, dependency: DependencyWork): Promise<DependencyWork> {
   const { git, top, remote } = net;
   const { taskId, branch, commit } = dependency;
-  const named = await git.run(top, ["check-ref-format", "--branch", branch]);
-  if (!COMMIT_ID.test(commit) || named.code !== 0 || branch.startsWith("-")) {
+  if (!COMMIT_ID.test(commit) || gitBranchNameProblem(branch) !== undefined) {
     throw new WorkspaceUnavailable(
-      `the claim names work of dependency ${taskId} that is no git branch and commit (${branch} ${commit})`,
+      `the claim names work of dependency ${taskId} that is no git branch and commit (${JSON.stringify(branch)} ${JSON.stringify(commit)})`,
       { hint: "the control plane's record of the dependency's work is damaged; reset the dependency" },
     );
   }
