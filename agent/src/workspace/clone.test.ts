@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DependencyWork } from "@whilly/core";
 import { ConfigurationError } from "@whilly/core";
@@ -39,6 +39,20 @@ async function doTask(
   await ws.delivery.deliver(task(id), work, {});
   return { taskId: id, ...work };
 }
+
+/** Client-side hooks git runs for the commands a worker uses. */
+const HOOKS = [
+  "pre-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "pre-merge-commit",
+  "post-merge",
+  "post-checkout",
+  "reference-transaction",
+  "pre-push",
+  "pre-auto-gc",
+];
 
 const isAncestor = (dir: string, commit: string, of: string) =>
   spawnSync("git", ["merge-base", "--is-ancestor", commit, of], { cwd: dir, env }).status === 0;
@@ -152,6 +166,41 @@ describe("a remote worker's worktree base", () => {
     expect(fresh.reused).toBe(false);
     expect(existsSync(join(fresh.dir, "draft.txt"))).toBe(false);
     expect(read(fresh.dir, "c.txt")).toBe("C\n");
+  });
+});
+
+describe("hooks an agent installs in the clone", () => {
+  it("never run in the worker's own git: its commit, push, fetch, worktree and dependency merges", async () => {
+    const { clones } = originWithClones(env, 2);
+    const [one, two] = [
+      await open(clones[0] ?? "", { push: true }),
+      await open(clones[1] ?? "", { push: true }),
+    ];
+    const log = join(clones[0] ?? "", "..", "hooks.log");
+    const { dir } = await one.prepare(task("a"), { reuse: false });
+    // The agent, in its worktree: hooks in the clone's hooks directory and a hooksPath of its own (as
+    // husky does), each logging and failing; an fsmonitor command too.
+    const common = git(dir, "rev-parse", "--path-format=absolute", "--git-common-dir");
+    const own = join(dir, ".hooks");
+    mkdirSync(own);
+    for (const hooks of [join(common, "hooks"), own]) {
+      mkdirSync(hooks, { recursive: true });
+      for (const hook of HOOKS) {
+        writeFileSync(join(hooks, hook), `#!/bin/sh\necho "${hook} $SSH_AUTH_SOCK" >> '${log}'\nexit 1\n`);
+        chmodSync(join(hooks, hook), 0o755);
+      }
+    }
+    git(dir, "config", "core.hooksPath", own);
+    git(dir, "config", "core.fsmonitor", `echo fsmonitor >> '${log}'; false`);
+    writeFileSync(join(dir, "a.txt"), "A\n");
+    const { work } = await one.commitLeftovers(dir, task("a"));
+    await one.delivery.deliver(task("a"), work, {});
+    await one.remove(task("a"));
+    const c = await doTask(one, "c", { "c.txt": "C\n" });
+    await one.prepare(task("b"), { reuse: false, dependencyWork: [{ taskId: "a", ...work }, c] });
+    // The same clone's hooks directory, met by another clone's worker through a fetch and merge.
+    await two.prepare(task("b"), { reuse: false, dependencyWork: [{ taskId: "a", ...work }, c] });
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("");
   });
 });
 

@@ -54,7 +54,7 @@ export type CloneWorkspaces = TaskWorkspaces & {
  *   or `push` is asked for and the clone has no remote named `remote`.
  */
 export async function openCloneWorkspaces(options: CloneWorkspacesOptions): Promise<CloneWorkspaces> {
-  const git = gitRunner(options.env);
+  const git = gitRunner(options.env, { hooks: false });
   const top = await gitTopLevel(git, options.repoDir);
   if (top === undefined) {
     throw new ConfigurationError(`--workdir ${options.repoDir} is not inside a git repository`, {

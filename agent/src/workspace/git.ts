@@ -26,14 +26,34 @@ export type GitRunner = {
  */
 const REPOSITORY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"];
 
+/**
+ * Settings given to every command of a runner without hooks: no hook (the clone's hooks directory or a
+ * `core.hooksPath` an agent set, as husky does), no fsmonitor command, no signing program. An agent's
+ * worktree shares the clone's `.git`: what it installs there must not run in whilly's own git, with the
+ * worker's credentials, nor fail its commits and merges.
+ */
+const NO_HOOKS = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "commit.gpgSign=false",
+];
+
 /** The most output kept of one git command, bytes: enough for a status of a large tree. */
 const MAX_BUFFER = 64 * 1024 * 1024;
 
 /**
  * A runner of the `git` CLI (execFile, no shell) with `env` (usually `process.env`; entries that would
- * redirect git elsewhere are dropped, and git never prompts for credentials).
+ * redirect git elsewhere are dropped, and git never prompts for credentials). `hooks: false` for a
+ * repository agents work in: no hook or other command of its configuration runs (see `NO_HOOKS`).
  */
-export function gitRunner(env: Readonly<Record<string, string | undefined>>): GitRunner {
+export function gitRunner(
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly hooks?: boolean | undefined } = {},
+): GitRunner {
+  const prefix = options.hooks === false ? NO_HOOKS : [];
   const gitEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !REPOSITORY_VARIABLES.includes(key)) gitEnv[key] = value;
@@ -44,7 +64,7 @@ export function gitRunner(env: Readonly<Record<string, string | undefined>>): Gi
       const timeout = options.timeoutMs ?? 0;
       const child = execFile(
         "git",
-        [...args],
+        [...prefix, ...args],
         { cwd, env: gitEnv, maxBuffer: MAX_BUFFER, encoding: "utf8", timeout, killSignal: "SIGKILL" },
         (error, stdout, stderr) => {
           const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
