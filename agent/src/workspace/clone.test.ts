@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import type { DependencyWork } from "@whilly/core";
 import { ConfigurationError } from "@whilly/core";
@@ -139,6 +140,45 @@ describe("a remote worker's worktree base", () => {
     );
     expect(git(clone, "for-each-ref")).toBe(refs);
     expect(existsSync(join(clone, "pwned"))).toBe(false);
+  });
+
+  it("stops a fetch from a remote that never answers at the network limit, or when told, helpers and all", async () => {
+    const sockets: Socket[] = [];
+    const closed: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume().on("close", () => closed.push(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { clones } = originWithClones(env, 1);
+      const clone = clones[0] ?? "";
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hangs.git`;
+      git(clone, "remote", "set-url", "origin", url);
+      const ws = await openCloneWorkspaces({
+        repoDir: clone,
+        planId: "plan",
+        remote: "origin",
+        push: true,
+        env,
+        networkTimeoutMs: 500,
+      });
+      const dependencyWork = [{ taskId: "a", branch: "whilly-tasks/plan/a", commit: "1".repeat(40) }];
+      const timedOut = ws.prepare(task("b"), { reuse: false, dependencyWork });
+      await expect(timedOut).rejects.toBeInstanceOf(WorkspaceUnavailable);
+      await expect(timedOut).rejects.toThrow(/stopped after 500 ms$/);
+      const stop = new AbortController();
+      const stopping = ws.prepare(task("b"), { reuse: false, dependencyWork, signal: stop.signal });
+      while (sockets.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop.abort();
+      await expect(stopping).rejects.toThrow(/stopped: the worker is stopping$/);
+      // git's HTTP helper went with it: the remote's connections are closed.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(closed).toHaveLength(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
   });
 
   it("fails with the files when two dependencies' work conflicts, leaving no worktree behind", async () => {

@@ -52,10 +52,10 @@ export function taskWorkspaces(
   return {
     repoDir: top,
     delivery,
-    prepare: (task, { reuse, dependencyWork = [] }) =>
+    prepare: (task, { reuse, dependencyWork = [], signal }) =>
       admin(async () => {
         const { dir, branch } = kept(task);
-        const start = await base(task, dependencyWork);
+        const start = await base(task, dependencyWork, signal);
         if (reuse && (await isWorktreeAt(git, dir, "any"))) {
           const held = await Promise.all(start.merges.map((m) => isAncestor(dir, m.commit, "HEAD")));
           if (held.every(Boolean))

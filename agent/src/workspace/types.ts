@@ -32,6 +32,8 @@ export type PrepareOptions = {
   readonly reuse: boolean;
   /** The claim's dependency work, merged in order into a fresh worktree where the base takes it. */
   readonly dependencyWork?: readonly DependencyWork[] | undefined;
+  /** Stops a fetch of that work (the worker is stopping): it fails at once. */
+  readonly signal?: AbortSignal | undefined;
 };
 
 /**
@@ -48,6 +50,7 @@ export type WorktreeStart = { readonly commit: string; readonly merges: readonly
 export type WorktreeBase = (
   task: WorkspaceTask,
   dependencyWork: readonly DependencyWork[],
+  signal?: AbortSignal | undefined,
 ) => Promise<WorktreeStart>;
 
 /** How delivering checked work went: the detail fields it adds, or why the work did not go in. */
