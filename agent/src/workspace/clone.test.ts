@@ -193,6 +193,26 @@ describe("a remote worker's worktree base", () => {
     expect(existsSync(ws.keptPaths(task("b")).dir)).toBe(false);
   });
 
+  it("is a machine fault, not the task's, when its branch is checked out in another tree of the clone", async () => {
+    const { clones } = originWithClones(env, 1);
+    const clone = clones[0] ?? "";
+    const ws = await open(clone);
+    await doTask(ws, "a", { "a.txt": "A\n" });
+    await ws.remove(task("a"));
+    // The user looks at the task's work in their own tree; the task is run again.
+    git(clone, "checkout", "-q", "whilly-tasks/plan/a");
+    const error = await ws.prepare(task("a"), { reuse: false }).catch((e) => e);
+    expect(error).toBeInstanceOf(WorkspaceUnavailable);
+    expect(error.message).toBe(
+      `the task's branch whilly-tasks/plan/a is checked out in ${clone}, so the task's worktree cannot have it`,
+    );
+    expect(error.hint).toBe(
+      `switch that tree to another branch (git -C ${clone} switch --detach); the task's work stays on its branch`,
+    );
+    git(clone, "switch", "-q", "-");
+    await expect(ws.prepare(task("a"), { reuse: false })).resolves.toMatchObject({ reused: false });
+  });
+
   it("keeps a retry's worktree only while it holds every dependency's commit", async () => {
     const { clones } = originWithClones(env, 1);
     const ws = await open(clones[0] ?? "");

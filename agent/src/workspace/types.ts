@@ -82,7 +82,8 @@ export type TaskWorkspaces = {
   /**
    * A worktree for `task`: the one a previous attempt left when `reuse` allows, it still exists and
    * holds every dependency's commit; else a fresh one on the task's branch (reset) from the base.
-   * @throws WorkspaceUnavailable when a dependency's work cannot be had (the machine's fault).
+   * @throws WorkspaceUnavailable when a dependency's work cannot be had, or the task's branch is checked
+   *   out in another tree of the clone (the machine's fault).
    * @throws DependencyConflict when dependencies' work conflicts; no worktree is left half-merged.
    */
   prepare(task: WorkspaceTask, options: PrepareOptions): Promise<PreparedWorkspace>;
