@@ -16,7 +16,14 @@ import {
   worktreeStop,
 } from "./stops.js";
 import { type IntegrationTarget, requireRemote } from "./target.js";
-import { closeWorktree, ensureBranch, openWorktree, worktreeState } from "./worktree.js";
+import {
+  closeWorktree,
+  ensureBranch,
+  markSetupDone,
+  openWorktree,
+  setupDone,
+  worktreeState,
+} from "./worktree.js";
 
 /** What one `plan integrate` run did. */
 export type IntegrationReport = {
@@ -76,6 +83,8 @@ class IntegrationRun {
   private created = false;
   private pushed = false;
   private open = false;
+  /** The open worktree's setup ran to its end (a run killed during it left one that was not set up). */
+  private setUp = false;
 
   constructor(
     private readonly target: IntegrationTarget,
@@ -100,6 +109,7 @@ class IntegrationRun {
     if (state.kind === "merging") return conflictStop(at, this.taskOf(state.mergeHead), state.files, false);
     if (state.kind === "dirty" || state.kind === "other_branch") return worktreeStop(at, state);
     this.open = state.kind !== "absent";
+    this.setUp = this.open && (await setupDone(target));
     const branch = await ensureBranch(target, this.options.planId);
     this.created = branch.created;
     let verified = await verifiedCommit(target);
@@ -189,13 +199,23 @@ class IntegrationRun {
     return undefined;
   }
 
-  /** Opens the worktree when it is not yet, running the plan's setup in a new one (removed again if it fails). */
+  /**
+   * Opens the worktree when it is not yet and runs the plan's setup in it, unless it ran to its end
+   * there before; a failed setup removes the worktree again.
+   */
   private async ensureOpen(): Promise<Stop | undefined> {
-    if (this.open) return undefined;
-    const { fresh } = await openWorktree(this.target);
-    this.open = true;
-    const failed = fresh ? await runSetup(this.target, this.options.checks) : undefined;
-    if (failed === undefined) return undefined;
+    if (!this.open) {
+      const { fresh } = await openWorktree(this.target);
+      this.open = true;
+      this.setUp = !fresh && (await setupDone(this.target));
+    }
+    if (this.setUp) return undefined;
+    const failed = await runSetup(this.target, this.options.checks);
+    if (failed === undefined) {
+      await markSetupDone(this.target);
+      this.setUp = true;
+      return undefined;
+    }
     await closeWorktree(this.target);
     this.open = false;
     return setupStop(this.at, failed);

@@ -1,5 +1,6 @@
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { branchTip, dropWorktree, excludeWhillyDir, isWorktreeAt, markPlan } from "@whilly/agent";
 import type { IntegrationTarget } from "./target.js";
 
@@ -67,6 +68,23 @@ export async function openWorktree(target: IntegrationTarget): Promise<{ readonl
   await mkdir(dirname(dir), { recursive: true });
   await git.ok(top, ["worktree", "add", "-q", dir, target.branch]);
   return { fresh: true };
+}
+
+/** The file, in the worktree's own git directory, saying the plan's setup ran to its end there. */
+const SETUP_DONE = "whilly-integrate-setup-done";
+
+async function setupMarker(target: IntegrationTarget): Promise<string> {
+  return join((await target.git.ok(target.dir, ["rev-parse", "--absolute-git-dir"])).trim(), SETUP_DONE);
+}
+
+/** True when the plan's setup ran to its end in the integration worktree (see {@link markSetupDone}). */
+export async function setupDone(target: IntegrationTarget): Promise<boolean> {
+  return existsSync(await setupMarker(target));
+}
+
+/** Records that the setup ran to its end: a run killed during it leaves a worktree the next run sets up. */
+export async function markSetupDone(target: IntegrationTarget): Promise<void> {
+  await writeFile(await setupMarker(target), "");
 }
 
 /** Removes the integration worktree (the branch stays), so the user can check the branch out. */

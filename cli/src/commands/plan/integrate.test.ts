@@ -1,7 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { slugOf } from "@whilly/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeStoreTemplate, removeAll, scratchDir } from "../../../../test/support/cli.js";
+import {
+  killGroup,
+  makeStoreTemplate,
+  removeAll,
+  scratchDir,
+  spawnBin,
+  waitFor,
+} from "../../../../test/support/cli.js";
 import { type Clones, git, makeClones } from "../../../../test/support/integrate.js";
 
 let template: string;
@@ -190,5 +198,34 @@ describe("whilly plan integrate", () => {
     );
     expect(result.out).toContain("not merged:  A, B");
     expect(result.out).toContain("whilly-worker --push");
+  });
+
+  it("runs the setup again on a rerun after a run killed while its setup ran", async () => {
+    const c = makeClones(template);
+    const scratch = scratchDir("whilly-setup-");
+    const [go, pid] = [join(scratch, "go"), join(scratch, "setup.pid")];
+    const setup = `echo $$ > ${pid}; touch .setup-started; while [ ! -f ${go} ]; do sleep 0.1; done; touch .setup-done`;
+    await c.importPlan([{ id: "A" }], { setup, verify: ["test -f .setup-done"] });
+    await c.finish({ A: c.work("A", { "a.txt": "a\n" }) });
+
+    const killed = spawnBin(["plan", "integrate", "p"], { cwd: c.user, env: c.env });
+    const dir = join(c.user, ".whilly", "integrate", slugOf("whilly/p"));
+    await waitFor("the setup to start", () => (existsSync(join(dir, ".setup-started")) ? true : undefined));
+    killed.child.kill("SIGKILL");
+    await killed.done;
+    // The killed run's setup lives on, waiting: end it.
+    const setupPid = Number(readFileSync(pid, "utf8"));
+    killGroup(setupPid);
+    try {
+      process.kill(setupPid, "SIGKILL");
+    } catch {
+      // Gone with its group.
+    }
+    writeFileSync(go, "");
+
+    const again = await c.whilly("plan", "integrate", "p");
+    expect(again.code, again.out).toBe(0);
+    // The killed run fetched A already; this one set the worktree up before verifying.
+    expect(again.err).toContain("integrate: A: merged, verify passed\n");
   });
 });
