@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import type { DependencyWork } from "@whilly/core";
@@ -262,6 +262,38 @@ describe("hooks an agent installs in the clone", () => {
     await two.prepare(task("b"), { reuse: false, dependencyWork: [{ taskId: "a", ...work }, c] });
     expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("");
   });
+});
+
+describe("an agent that breaks its worktree's link to the clone", () => {
+  it.each([
+    ["deletes its .git", (dir: string) => rmSync(join(dir, ".git"))],
+    [
+      "makes a repository of its own",
+      (dir: string) => {
+        rmSync(join(dir, ".git"));
+        git(dir, "init", "-q");
+      },
+    ],
+  ])(
+    "%s: nothing is committed in the clone's own tree, and the commit fails naming the worktree",
+    async (_name, breakIt) => {
+      const { clones } = originWithClones(env, 1);
+      const clone = clones[0] ?? "";
+      const ws = await open(clone, { push: true });
+      const { dir } = await ws.prepare(task("a"), { reuse: false });
+      writeFileSync(join(clone, "README.md"), "the user's own edit, not committed\n");
+      const head = git(clone, "rev-parse", "HEAD");
+      writeFileSync(join(dir, "a.txt"), "A\n");
+      breakIt(dir);
+      const error = await ws.commitLeftovers(dir, task("a")).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error.message).toBe(
+        `the task's worktree ${dir} is no longer a worktree of ${clone} (its .git was removed or replaced): nothing was committed`,
+      );
+      expect(git(clone, "rev-parse", "HEAD")).toBe(head);
+      expect(git(clone, "status", "--porcelain")).toBe("M README.md");
+    },
+  );
 });
 
 describe("a remote worker's delivery", () => {

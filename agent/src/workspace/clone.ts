@@ -54,8 +54,8 @@ export type CloneWorkspaces = TaskWorkspaces & {
  *   or `push` is asked for and the clone has no remote named `remote`.
  */
 export async function openCloneWorkspaces(options: CloneWorkspacesOptions): Promise<CloneWorkspaces> {
-  const git = gitRunner(options.env, { hooks: false });
-  const top = await gitTopLevel(git, options.repoDir);
+  const top = await gitTopLevel(gitRunner(options.env), options.repoDir);
+  const git = gitRunner(options.env, { hooks: false, climb: false });
   if (top === undefined) {
     throw new ConfigurationError(`--workdir ${options.repoDir} is not inside a git repository`, {
       hint: "pass a clone of the project as --workdir for a worktree per task",

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { dirname, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { ConfigurationError } from "@whilly/core";
 
@@ -47,16 +48,29 @@ const NO_HOOKS = [
 /** The most output kept of one git command, bytes: enough for a status of a large tree. */
 const MAX_BUFFER = 64 * 1024 * 1024;
 
+/** Options of {@link gitRunner}. */
+export type GitRunnerOptions = {
+  /** False for a repository agents work in: no hook or other command of its configuration runs (`NO_HOOKS`). */
+  readonly hooks?: boolean | undefined;
+  /**
+   * False when every command runs at the top of a working tree (the clone, a worktree): git never looks
+   * for the repository above it (`GIT_CEILING_DIRECTORIES`), so a worktree whose `.git` an agent removed
+   * is no repository, rather than the clone holding it (whose own tree a commit would then take).
+   */
+  readonly climb?: boolean | undefined;
+};
+
 /**
- * A runner of the `git` CLI (execFile, no shell) with `env` (usually `process.env`; entries that would
- * redirect git elsewhere are dropped, and git never prompts for credentials). `hooks: false` for a
- * repository agents work in: no hook or other command of its configuration runs (see `NO_HOOKS`).
+ * A runner of the `git` CLI (no shell) with `env` (usually `process.env`; entries that would redirect git
+ * elsewhere are dropped, and git never prompts for credentials); see {@link GitRunnerOptions}.
  */
 export function gitRunner(
   env: Readonly<Record<string, string | undefined>>,
-  options: { readonly hooks?: boolean | undefined } = {},
+  options: GitRunnerOptions = {},
 ): GitRunner {
   const prefix = options.hooks === false ? NO_HOOKS : [];
+  const envIn = (cwd: string) =>
+    options.climb === false ? { ...gitEnv, GIT_CEILING_DIRECTORIES: dirname(resolve(cwd)) } : gitEnv;
   const gitEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && !REPOSITORY_VARIABLES.includes(key)) gitEnv[key] = value;
@@ -67,7 +81,7 @@ export function gitRunner(
       const { timeoutMs = 0, signal } = options;
       // A git that may be stopped gets a process group of its own, so its helpers go with it.
       const watched = timeoutMs > 0 || signal !== undefined;
-      const child = spawn("git", [...prefix, ...args], { cwd, env: gitEnv, detached: watched });
+      const child = spawn("git", [...prefix, ...args], { cwd, env: envIn(cwd), detached: watched });
       const out = collect(child.stdout);
       const err = collect(child.stderr);
       let stopped: string | undefined;

@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { ConfigurationError } from "@whilly/core";
 import { DependencyConflict, WorkspaceUnavailable } from "./faults.js";
 import { type GitRunner, gitFailed } from "./git.js";
 import { commitLeftovers, recordSetupPaths } from "./leftovers.js";
@@ -87,6 +88,7 @@ export function taskWorkspaces(
       }),
     recordSetup: (dir) => recordSetupPaths(git, dir),
     commitLeftovers: async (dir, task) => {
+      await assertOwnWorktree(git, top, dir);
       const result = await commitLeftovers(git, dir, target.commitArgs, task, target.maxFileBytes);
       // An agent that switched to a branch of its own (or detached HEAD) left its work there: the task's
       // branch, which is what gets delivered, follows the worktree's HEAD.
@@ -115,6 +117,31 @@ async function assertBranchFree(git: GitRunner, top: string, branch: string): Pr
       hint: `switch that tree to another branch (git -C ${elsewhere} switch --detach); the task's work stays on its branch`,
     },
   );
+}
+
+/**
+ * Refuses a task worktree that is no longer one of the clone (an agent removed or replaced its `.git`):
+ * whatever git found there would not be the task's branch.
+ * @throws ConfigurationError naming the worktree.
+ */
+async function assertOwnWorktree(git: GitRunner, top: string, dir: string): Promise<void> {
+  const [mine, clone] = await Promise.all([commonDir(git, dir), commonDir(git, top)]);
+  if (mine !== undefined && mine === clone && (await isWorktreeAt(git, dir, "any"))) return;
+  throw new ConfigurationError(
+    `the task's worktree ${dir} is no longer a worktree of ${top} (its .git was removed or replaced): nothing was committed`,
+    { hint: "the attempt's work is lost; the task's next attempt starts in a fresh worktree" },
+  );
+}
+
+/** The repository's shared git directory as seen from `dir`, real path; `undefined` outside git. */
+async function commonDir(git: GitRunner, dir: string): Promise<string | undefined> {
+  const found = await git.run(dir, ["rev-parse", "--git-common-dir"]);
+  if (found.code !== 0) return undefined;
+  try {
+    return realpathSync(resolve(dir, found.stdout.trim()));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The file, in a worktree's own git directory, holding the commit it started from. */

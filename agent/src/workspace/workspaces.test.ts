@@ -289,3 +289,21 @@ describe("finish", () => {
     expect(await ws.finish()).toMatchObject({ fastForwarded: false, command: undefined });
   });
 });
+
+describe("a check that removes the integration worktree's .git", () => {
+  it("never puts the user's own tree back: git finds no repository there, not the clone above it", async () => {
+    const { repo, ws } = await setup();
+    const prepared = await ws.prepare(task("a"), { reuse: false });
+    writeFileSync(join(prepared.dir, "a.txt"), "a\n");
+    await ws.commitLeftovers(prepared.dir, task("a"));
+    writeFileSync(join(repo, "README.md"), "the user's own edit, not committed\n");
+    const head = git(repo, "rev-parse", "HEAD");
+    const check = async (dir: string) => {
+      rmSync(join(dir, ".git"));
+      return { step: "verify", exit_code: 1, output_tail: "failed" };
+    };
+    await ws.integrate(task("a"), { check }).catch(() => undefined);
+    expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("the user's own edit, not committed\n");
+    expect(git(repo, "rev-parse", "HEAD")).toBe(head);
+  });
+});

@@ -80,8 +80,8 @@ export type Workspaces = TaskWorkspaces & {
  *   yet (hint: make a first commit), or `branch` is not a usable branch name.
  */
 export async function openWorkspaces(options: WorkspacesOptions): Promise<Workspaces> {
-  const git = gitRunner(options.env, { hooks: false });
-  const top = await gitTopLevel(git, options.repoDir);
+  const top = await gitTopLevel(gitRunner(options.env), options.repoDir);
+  const git = gitRunner(options.env, { hooks: false, climb: false });
   if (top === undefined) {
     throw new ConfigurationError(`${options.repoDir} is not inside a git repository`, {
       hint: "run whilly in a git repository for a worktree per task, or run tasks in place one at a time",

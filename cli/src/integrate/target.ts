@@ -35,18 +35,19 @@ export type TargetOptions = {
  *   checked out elsewhere.
  */
 export async function openTarget(options: TargetOptions): Promise<IntegrationTarget> {
-  const git = gitRunner(options.env);
   if (!existsSync(options.repoDir)) {
     throw new ConfigurationError(`${options.repoDir} does not exist`, {
       hint: "pass --repo DIR, a clone of the repository the workers push to",
     });
   }
-  const top = await gitTopLevel(git, options.repoDir);
+  const top = await gitTopLevel(gitRunner(options.env), options.repoDir);
   if (top === undefined) {
     throw new ConfigurationError(`${options.repoDir} is not inside a git repository`, {
       hint: "run it in a clone of the repository the workers push to, or pass --repo DIR",
     });
   }
+  // Every command runs at the clone's top or in the integration worktree, never above it.
+  const git = gitRunner(options.env, { climb: false });
   if ((await git.run(top, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])).code !== 0) {
     throw new ConfigurationError(`the git repository at ${top} has no commit yet`, {
       hint: "the integration branch starts from HEAD: make a first commit, or fetch the branch the plan started from",

@@ -228,4 +228,18 @@ describe("whilly plan integrate", () => {
     // The killed run fetched A already; this one set the worktree up before verifying.
     expect(again.err).toContain("integrate: A: merged, verify passed\n");
   });
+
+  it("never resets the user's own tree when a check removed the worktree's .git", async () => {
+    const c = makeClones(template);
+    await c.importPlan([{ id: "A" }], { verify: ["rm .git"] });
+    await c.finish({ A: c.work("A", { "a.txt": "a\n" }) });
+    writeFileSync(join(c.user, "README.md"), "the user's own edit, not committed\n");
+    const head = git(c.env, c.user, "rev-parse", "HEAD");
+
+    const result = await c.whilly("plan", "integrate", "p");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("fatal: not a git repository");
+    expect(readFileSync(join(c.user, "README.md"), "utf8")).toBe("the user's own edit, not committed\n");
+    expect(git(c.env, c.user, "rev-parse", "HEAD")).toBe(head);
+  });
 });
