@@ -22,5 +22,6 @@ export * from "./render/index.js";
 export * from "./settings-problems.js";
 export * from "./system-error.js";
 export * from "./task-status.js";
+export * from "./taskmaster/index.js";
 export * from "./transitions.js";
 export * from "./unexpected-error.js";
