@@ -61,8 +61,8 @@ export type StatusMapping = {
   readonly taskIds: readonly string[];
 };
 
-/** `Taskmaster status 'review' imported as PENDING for 2 tasks (4, 5.1): whilly has no review state: ...` */
+/** `Taskmaster status 'review' imported as PENDING (tasks 4, 5.1): whilly has no review state: ...` */
 export function describeStatusMapping(mapping: StatusMapping): string {
-  const count = mapping.taskIds.length;
-  return `Taskmaster status '${mapping.from}' imported as ${mapping.to} for ${count} task${count === 1 ? "" : "s"} (${mapping.taskIds.join(", ")}): ${mapping.why}`;
+  const tasks = `task${mapping.taskIds.length === 1 ? "" : "s"} ${mapping.taskIds.join(", ")}`;
+  return `Taskmaster status '${mapping.from}' imported as ${mapping.to} (${tasks}): ${mapping.why}`;
 }
