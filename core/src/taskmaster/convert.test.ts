@@ -239,6 +239,11 @@ describe("references", () => {
       verify: ["npm test"],
     });
     expect(convertTaskmaster(file, { source: "t", planId: "flag" }).plan.id).toBe("flag");
+    const named = { tasks: [task(1)], project: "My Notes", meta: { projectName: "Other" } };
+    expect(convertTaskmaster(named, { source: "t", projectName: "dir" }).plan).toMatchObject({
+      id: "my-notes",
+      name: "My Notes",
+    });
   });
 });
 

@@ -154,7 +154,7 @@ function checkUniqueIds(entries: readonly Entry[], problems: Problems): void {
 
 /**
  * The whilly plan file: the container's whilly fields (`verify`, `setup`, ...) used as they are and
- * its other fields (`metadata`, a legacy file's `meta`) kept; `project` from the file (`project`, a
+ * its other fields (`metadata`, a legacy file's `meta`) kept; the name from the file (`project`, a
  * legacy `meta.projectName`), else `options.projectName`; the plan id from `options.planId`, the
  * file's `plan_id`, else the project's slug (and the tag's, for a tag other than `master`);
  * `origin` saying where it came from.
@@ -166,8 +166,9 @@ function planDocument(
   options: TaskmasterOptions,
 ): Record<string, unknown> {
   const meta = container.meta;
+  const own = typeof container.project === "string" ? container.project.trim() : "";
   const metaName = isPlainObject(meta) && typeof meta.projectName === "string" ? meta.projectName.trim() : "";
-  const name = metaName || options.projectName?.trim() || "taskmaster";
+  const name = own || metaName || options.projectName?.trim() || "taskmaster";
   const project = picked.tag === DEFAULT_TAG ? name : `${name} (${picked.tag})`;
   const derivedId =
     picked.tag === DEFAULT_TAG
