@@ -38,6 +38,8 @@ export type GhOptions = {
   readonly secrets: readonly string[];
   /** What gh is used for, for the message when it is missing (`whilly plan pr opens the pull request with it`). */
   readonly purpose: string;
+  /** Kills a running gh (Ctrl-C); the call then rejects. */
+  readonly signal?: AbortSignal | undefined;
 };
 
 /**
@@ -89,10 +91,12 @@ export function ghRunner(options: GhOptions): Gh {
           maxBuffer: MAX_BUFFER,
           timeout: options.timeoutMs,
           killSignal: "SIGKILL",
+          signal: options.signal,
         },
         (error, stdout, stderr) => {
           if (error === null) return resolve({ code: 0, stdout, stderr });
           if (error.code === "ENOENT") return reject(ghMissing(options.purpose));
+          if (options.signal?.aborted) return reject(error);
           if (error.killed === true) {
             return reject(
               new TransportError(

@@ -18,6 +18,8 @@ export type PlanPrOptions = {
   readonly gh: Gh;
   /** One line of progress (stderr). */
   readonly progress: (line: string) => void;
+  /** Ctrl-C: no further step starts (the caller exits 130). */
+  readonly signal?: AbortSignal | undefined;
 };
 
 /** What `plan pr` did. */
@@ -42,13 +44,16 @@ export type PlanPrReport = {
  */
 export async function planPr(options: PlanPrOptions): Promise<PlanPrReport> {
   const { plan, tasks, at, gh, progress } = options;
+  const step = () => options.signal?.throwIfAborted();
   const queue = integrationQueue(tasks);
   ready(plan, queue, options.partial);
   await requireGh(gh);
   const tip = await checkBranch(at, queue.done, (plan.verify ?? []).length > 0);
   progress(`${at.branch} holds the work of ${queue.done.length} DONE task(s), tip ${tip.slice(0, 12)}`);
+  step();
   await pushBranch(at);
   progress(`pushed ${at.branch} to ${at.remote}`);
+  step();
   const issue = issueOf(plan);
   const text = prText({ plan, tasks, branch: at.branch, issue });
   const pr = await openOrUpdate(gh, text, {
@@ -58,6 +63,7 @@ export async function planPr(options: PlanPrOptions): Promise<PlanPrReport> {
     repo: issue?.repo,
   });
   progress(`${pr.action} pull request #${pr.number}: ${pr.url}`);
+  step();
   let label: ReviewLabel | undefined;
   if (issue !== undefined) {
     label = await labelInReview(gh, issue);

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { gitRunner, gitTopLevel, slugOf } from "@whilly/agent";
-import { ConfigurationError, PlanNotFound } from "@whilly/core";
+import { ConfigurationError, EXIT, PlanNotFound } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
@@ -76,8 +76,9 @@ export function prCommand(y: Argv, ctx: CliContext): Argv {
         timeoutMs,
         secrets,
         purpose: "whilly plan pr opens the pull request with it",
+        signal: ctx.io.interrupt,
       });
-      const report = await planPr({
+      const run = planPr({
         plan,
         tasks,
         at: { git, top, branch, remote, planId: plan.id },
@@ -86,7 +87,17 @@ export function prCommand(y: Argv, ctx: CliContext): Argv {
         partial: args.partial,
         gh,
         progress: (line) => ctx.io.err.write(`pr: ${line}\n`),
+        signal: ctx.io.interrupt,
       });
+      const report = await run.catch((error: unknown) => {
+        if (ctx.io.interrupt?.aborted !== true) throw error;
+        return undefined;
+      });
+      if (report === undefined) {
+        ctx.io.err.write("pr: interrupted; run it again to finish (it picks up the open pull request)\n");
+        ctx.exitCode = EXIT.interrupted;
+        return;
+      }
       ctx.io.out.write(args.json ? `${JSON.stringify(planPrJson(report), null, 2)}\n` : planPrText(report));
     },
   );
