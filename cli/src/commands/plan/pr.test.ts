@@ -174,7 +174,7 @@ describe("whilly plan pr", () => {
     expect(timedOut.err).toContain("error: gh auth status did not finish within 0.3 s");
   });
 
-  it("closes a forge plan's issue and moves it to whilly-in-review, making the label; once", async () => {
+  it("closes a forge plan's issue and moves it to whilly-in-review, making the label; once; a failed flip warns", async () => {
     const c = makeClones(template);
     await donePlan(c, { github_issue_ref: "acme/shop/7", project: "Add checkout" });
     const gh = fakeGh({ ...github(c), default_repo: undefined });
@@ -201,5 +201,16 @@ describe("whilly plan pr", () => {
     expect(again.out).toContain("updated pull request #8");
     expect(gh.callsOf("issue", "edit")).toHaveLength(1);
     expect(gh.callsOf("label", "create")).toHaveLength(1);
+
+    // A failed flip is a warning with the command to run by hand: the pull request is open either way.
+    const before = gh.state();
+    const issue = before.repos?.["acme/shop"]?.issues?.[0];
+    if (issue) issue.labels = ["whilly-in-progress"];
+    gh.setState({ ...before, failures: [{ args: ["issue", "edit"], stderr: "HTTP 502: Bad Gateway\n" }] });
+    const warned = await planPr(c, gh.env, "p");
+    expect(warned.code, warned.err).toBe(0);
+    expect(warned.err).toContain(
+      "pr: warning: could not label issue acme/shop#7 whilly-in-review: gh issue edit failed (exit 1): HTTP 502: Bad Gateway; do it by hand: gh issue edit 7 --repo acme/shop --add-label whilly-in-review\n",
+    );
   });
 });
