@@ -177,7 +177,9 @@ describe("whilly plan pr", () => {
   it("closes a forge plan's issue and moves it to whilly-in-review, making the label; once; a failed flip warns", async () => {
     const c = makeClones(template);
     await donePlan(c, { github_issue_ref: "acme/shop/7", project: "Add checkout" });
-    const gh = fakeGh({ ...github(c), default_repo: undefined });
+    // No default repository: gh is told the issue's.
+    const { default_repo: _, ...forge } = github(c);
+    const gh = fakeGh(forge);
 
     const first = await planPr(c, gh.env, "p", "--json");
     expect(first.code, first.err).toBe(0);
