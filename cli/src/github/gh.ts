@@ -125,6 +125,26 @@ export function ghRunner(options: GhOptions): Gh {
 }
 
 /**
+ * Parses what a `gh ... --json` call printed.
+ * @throws TransportError naming the command when it is not JSON (an old gh, a proxy's page).
+ */
+export function ghJson<T>(args: readonly string[], out: string): T {
+  try {
+    return JSON.parse(out) as T;
+  } catch (cause) {
+    throw new TransportError(
+      `gh ${args.slice(0, 2).join(" ")} printed something that is not JSON: ${out.slice(0, 200)}`,
+      undefined,
+      {
+        cause,
+        retryable: false,
+        hint: "check gh works here (gh --version: 2.x reads --json; gh auth status)",
+      },
+    );
+  }
+}
+
+/**
  * Checks gh is installed and logged in (`gh auth status`) before anything is changed.
  * @throws ConfigurationError naming what is missing, with the fix.
  */

@@ -1,4 +1,4 @@
-import { type Gh, ghError } from "./gh.js";
+import { type Gh, ghError, ghJson } from "./gh.js";
 
 /** The labels whilly moves a GitHub issue through: asked for, being worked on, in review. */
 export const WHILLY_LABELS = {
@@ -25,8 +25,8 @@ export function parseIssueRef(text: string): IssueRef | undefined {
  * @throws what {@link Gh.ok} throws.
  */
 export async function labelNames(gh: Gh, repo: string): Promise<Set<string>> {
-  const out = await gh.ok(["label", "list", "--repo", repo, "--json", "name", "--limit", "1000"]);
-  const labels = JSON.parse(out) as { name: string }[];
+  const args = ["label", "list", "--repo", repo, "--json", "name", "--limit", "1000"];
+  const labels = ghJson<{ name: string }[]>(args, await gh.ok(args));
   return new Set(labels.map((l) => l.name.toLowerCase()));
 }
 

@@ -1,5 +1,4 @@
-import { TransportError } from "@whilly/core";
-import { type Gh, ghError } from "../github/gh.js";
+import { type Gh, ghError, ghJson } from "../github/gh.js";
 import type { PrText } from "./body.js";
 
 /** The pull request `plan pr` opened or updated. */
@@ -48,7 +47,8 @@ export async function openOrUpdate(gh: Gh, text: PrText, options: OpenOptions): 
     return update(gh, winner, text, options, repo);
   }
   const url = created.stdout.trim().split("\n").at(-1) ?? "";
-  const viewed = JSON.parse(await gh.ok(["pr", "view", url, "--json", FIELDS, ...repo])) as Listed;
+  const view = ["pr", "view", url, "--json", FIELDS, ...repo];
+  const viewed = ghJson<Listed>(view, await gh.ok(view));
   return {
     number: viewed.number,
     url: viewed.url,
@@ -60,21 +60,8 @@ export async function openOrUpdate(gh: Gh, text: PrText, options: OpenOptions): 
 
 async function findOpen(gh: Gh, head: string, repo: readonly string[]): Promise<Listed | undefined> {
   const args = ["pr", "list", "--head", head, "--state", "open", "--json", FIELDS, "--limit", "10", ...repo];
-  const out = await gh.ok(args);
-  try {
-    const listed = JSON.parse(out) as Listed[];
-    return listed.sort((a, b) => a.number - b.number)[0];
-  } catch (cause) {
-    throw new TransportError(
-      `gh pr list answered something that is not JSON: ${out.slice(0, 200)}`,
-      undefined,
-      {
-        cause,
-        retryable: false,
-        hint: "check the gh version (gh --version; 2.x reads --json)",
-      },
-    );
-  }
+  const listed = ghJson<Listed[]>(args, await gh.ok(args));
+  return listed.sort((a, b) => a.number - b.number)[0];
 }
 
 async function update(

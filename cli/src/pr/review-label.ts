@@ -1,5 +1,5 @@
 import { type JsonValue, type PlanRecord, WhillyError } from "@whilly/core";
-import type { Gh } from "../github/gh.js";
+import { type Gh, ghJson } from "../github/gh.js";
 import { ensureLabels, type IssueRef, parseIssueRef, WHILLY_LABELS } from "../github/labels.js";
 
 /** What happened to the forge issue's labels. */
@@ -35,8 +35,9 @@ export async function labelInReview(gh: Gh, issue: IssueRef): Promise<ReviewLabe
   const progress = WHILLY_LABELS.inProgress.name;
   const number = String(issue.number);
   try {
-    const viewed = await gh.ok(["issue", "view", number, "--repo", issue.repo, "--json", "labels"]);
-    const has = new Set((JSON.parse(viewed) as { labels: { name: string }[] }).labels.map((l) => l.name));
+    const view = ["issue", "view", number, "--repo", issue.repo, "--json", "labels"];
+    const viewed = ghJson<{ labels: { name: string }[] }>(view, await gh.ok(view));
+    const has = new Set(viewed.labels.map((l) => l.name));
     const add = has.has(review) ? [] : [review];
     const remove = has.has(progress) ? [progress] : [];
     if (add.length === 0 && remove.length === 0) {
