@@ -106,6 +106,12 @@ export type RunningTask = TaskRef & { readonly progress?: AttemptProgress | unde
 /** Options of `TaskStore.importPlan`. */
 export type ImportOptions = {
   readonly onProgress?: ((stored: number, total: number) => void) | undefined;
+  /**
+   * The caller may only store its issue's plan (an OIDC caller of `POST /api/v1/plans`): a plan stored
+   * under the file's id that was not made from the file's `github_issue_ref` is a `PlanConflict`, and
+   * nothing changes.
+   */
+  readonly issuePlanOnly?: boolean | undefined;
 };
 
 /**

@@ -22,7 +22,13 @@ import { signalReady } from "../ready/signal-ready.js";
 import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
-import { assertIssueRefFree, originColumns, originDifferences, planCreatedEvents } from "./plan-origin.js";
+import {
+  assertIssuePlan,
+  assertIssueRefFree,
+  originColumns,
+  originDifferences,
+  planCreatedEvents,
+} from "./plan-origin.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 import { assertMaxAttempts } from "./set-max-attempts.js";
 
@@ -62,6 +68,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     .returning();
   if (!inserted) await assertIssueRefFree(tx, plan);
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
+  if (!inserted && options.issuePlanOnly) assertIssuePlan(planRow, plan);
   // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
   if (!inserted && plan.reserveMicroUsd !== undefined) {
     await tx
