@@ -1,3 +1,4 @@
+export { GenerationFailed, type GenerationFailure } from "./errors.js";
 export {
   answerJson,
   answerMarkdown,
