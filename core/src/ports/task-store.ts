@@ -112,6 +112,11 @@ export type ImportOptions = {
    * nothing changes.
    */
   readonly issuePlanOnly?: boolean | undefined;
+  /**
+   * The budget of a plan this import creates, µUSD, set in the same transaction as its rows (`whilly
+   * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
+   */
+  readonly budgetMicroUsd?: MicroUsd | undefined;
 };
 
 /**
