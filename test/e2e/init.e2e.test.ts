@@ -68,10 +68,8 @@ describe("whilly init --headless", () => {
     const { plan, tasks } = await storedPlan(repo, "todo");
     expectValidPlanStored(tasks);
     expect(plan).toMatchObject({ name: "Todo", budgetMicroUsd: 2_500_000 });
-    expect(plan?.extra).toEqual({
-      prd_file: "docs/PRD-todo.md",
-      origin: { kind: "idea", reference: "docs/PRD-todo.md", title: "a todo app" },
-    });
+    expect(plan?.extra).toEqual({ prd_file: "docs/PRD-todo.md" });
+    expect(plan?.origin).toEqual({ kind: "idea", reference: "docs/PRD-todo.md", title: "a todo app" });
 
     const requests = agentRequestsSince(fake, from);
     expect(requests.map((r) => [r.script, r.attempt, r.tools])).toEqual([
@@ -106,10 +104,8 @@ describe("whilly init --from-prd", () => {
 
     const { plan, tasks } = await storedPlan(repo, "shopping");
     expectValidPlanStored(tasks);
-    expect(plan?.extra).toEqual({
-      prd_file: "shopping.md",
-      origin: { kind: "prd", reference: "shopping.md", title: "Shopping list" },
-    });
+    expect(plan?.extra).toEqual({ prd_file: "shopping.md" });
+    expect(plan?.origin).toEqual({ kind: "prd", reference: "shopping.md", title: "Shopping list" });
     const requests = agentRequestsSince(fake, from);
     expect(requests.map((r) => [r.script, r.attempt])).toEqual([
       ["generate:plan", 1],
