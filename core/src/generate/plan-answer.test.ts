@@ -35,7 +35,8 @@ describe("readPlanAnswer", () => {
       ["T-1", "PENDING", 0],
       ["T-2", "PENDING", 0],
     ]);
-    expect(read.plan.extra).toEqual({ prd_file: "docs/PRD-todo.md", origin });
+    expect(read.plan.extra).toEqual({ prd_file: "docs/PRD-todo.md" });
+    expect(read.plan.origin).toEqual(origin);
     expect(read.document.plan_id).toBe("todo");
     expect(read.warnings[0]).toMatch(/dropped: plan_id, setup, github_issue_ref/);
   });

@@ -56,10 +56,8 @@ describe("a legacy Taskmaster file", () => {
       "4",
       "5",
     ]);
-    expect(result.plan.extra).toMatchObject({
-      origin: { kind: "taskmaster", reference: "tasks.json", title: "Notes API" },
-      meta: { projectName: "Notes API", version: "1.0.0" },
-    });
+    expect(result.plan.origin).toEqual({ kind: "taskmaster", reference: "tasks.json", title: "Notes API" });
+    expect(result.plan.extra).toMatchObject({ meta: { projectName: "Notes API", version: "1.0.0" } });
   });
 
   it('reads numeric, sibling and "3.2" references; a parent waits for its subtasks, which wait for the parent\'s dependencies', () => {
@@ -144,10 +142,8 @@ describe("a tagged Taskmaster file", () => {
     const result = tagged();
     expect(result).toMatchObject({ layout: "tagged", tag: "master", otherTags: ["feature-export"] });
     expect(result.plan).toMatchObject({ id: "shop", name: "shop" });
-    expect(result.plan.extra).toMatchObject({
-      origin: { kind: "taskmaster", reference: "tasks.json#master" },
-      metadata: { description: "Tasks for master context" },
-    });
+    expect(result.plan.origin).toMatchObject({ kind: "taskmaster", reference: "tasks.json#master" });
+    expect(result.plan.extra).toMatchObject({ metadata: { description: "Tasks for master context" } });
     const tasks = byId(result.plan.tasks);
     expect(tasks.get("1")).toMatchObject({
       priority: "critical",
@@ -184,7 +180,7 @@ describe("a tagged Taskmaster file", () => {
     const result = tagged({ tag: "feature-export" });
     expect(result).toMatchObject({ tag: "feature-export", otherTags: ["master"] });
     expect(result.plan).toMatchObject({ id: "shop-feature-export", name: "shop (feature-export)" });
-    expect(result.plan.extra).toMatchObject({ origin: { reference: "tasks.json#feature-export" } });
+    expect(result.plan.origin).toMatchObject({ reference: "tasks.json#feature-export" });
     expect(result.plan.tasks.map((t) => [t.id, t.status, t.dependencies])).toEqual([
       ["1", "PENDING", []],
       ["2", "PENDING", ["1"]],
