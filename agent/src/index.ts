@@ -1,4 +1,5 @@
 export * from "./cli/index.js";
+export * from "./generate/index.js";
 export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
 export {

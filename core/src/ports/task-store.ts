@@ -106,6 +106,11 @@ export type RunningTask = TaskRef & { readonly progress?: AttemptProgress | unde
 /** Options of `TaskStore.importPlan`. */
 export type ImportOptions = {
   readonly onProgress?: ((stored: number, total: number) => void) | undefined;
+  /**
+   * The budget of a plan this import creates, µUSD, set in the same transaction as its rows (`whilly
+   * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
+   */
+  readonly budgetMicroUsd?: MicroUsd | undefined;
 };
 
 /**

@@ -22,6 +22,7 @@ import { signalReady } from "../ready/signal-ready.js";
 import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
+import { assertAmount } from "./create-plan.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 import { assertMaxAttempts } from "./set-max-attempts.js";
 
@@ -35,6 +36,7 @@ const EDGE_BATCH = 5000;
  * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
  * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
  * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
+ * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own).
  * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
  * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
@@ -42,6 +44,7 @@ const EDGE_BATCH = 5000;
  */
 export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions = {}): Promise<ImportResult> {
   assertPlanStorable(plan);
+  assertAmount("budgetMicroUsd", options.budgetMicroUsd);
   const [inserted] = await tx
     .insert(plans)
     .values({
@@ -50,6 +53,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
       agentInstructions: copyInstructions(plan),
       extra: plan.extra,
       reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
+      budgetUsd: options.budgetMicroUsd === undefined ? null : toNumeric(options.budgetMicroUsd),
       ...attemptSettings(plan),
     })
     .onConflictDoNothing({ target: plans.id })
