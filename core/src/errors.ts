@@ -7,6 +7,7 @@ import type { TaskStatus } from "./task-status.js";
 export type WhillyErrorCode =
   | "plan_invalid"
   | "plan_not_found"
+  | "plan_conflict"
   | "task_not_found"
   | "version_conflict"
   | "not_owner"
@@ -56,6 +57,26 @@ export class PlanNotFound extends WhillyError {
     super(`plan '${planId}' not found`, {
       hint: "check the id matches the plan_id you imported (whilly plan list shows them)",
     });
+  }
+}
+
+/**
+ * A plan file names a GitHub issue that another plan was already made from (at most one plan per
+ * issue): `existingPlanId` has `githubIssueRef`, the file's plan is `planId`. HTTP 409.
+ */
+export class PlanConflict extends WhillyError {
+  readonly code = "plan_conflict";
+  constructor(
+    readonly planId: string,
+    readonly githubIssueRef: string,
+    readonly existingPlanId: string,
+  ) {
+    super(
+      `github_issue_ref '${githubIssueRef}' already belongs to plan '${existingPlanId}', so plan '${planId}' cannot have it`,
+      {
+        hint: `import the plan with "plan_id": "${existingPlanId}" to add to it, or remove the stored plan first (whilly plan reset ${existingPlanId} --hard --yes)`,
+      },
+    );
   }
 }
 

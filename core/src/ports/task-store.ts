@@ -154,7 +154,10 @@ export interface TaskStore {
   setPlanMaxAttempts(planId: string, maxAttempts: number | undefined): Promise<PlanRecord>;
 
   /**
-   * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`.
+   * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`, and on
+   * `plan.githubIssueRef`: a file naming an issue that already has a plan answers as for that plan's id
+   * (its own id must be that plan's, else `PlanConflict`). Creating a plan that records its
+   * `origin` or issue writes one `plan.created` event in the same transaction as the rows.
    * @param options.onProgress called as the new tasks are written: tasks stored so far, and how many
    *   are new. A large plan takes seconds; this is what a command shows meanwhile.
    */
@@ -162,6 +165,12 @@ export interface TaskStore {
 
   /** @returns the plan, or `undefined` when no plan has this id. */
   getPlan(planId: string): Promise<PlanRecord | undefined>;
+
+  /**
+   * @param ref a canonical `owner/repo/N` (see `parseGithubIssueRef`).
+   * @returns the plan made from that GitHub issue, or `undefined` when none was.
+   */
+  findPlanByIssueRef(ref: string): Promise<PlanRecord | undefined>;
 
   /** Every plan with status counts, by id. */
   listPlans(): Promise<PlanSummary[]>;

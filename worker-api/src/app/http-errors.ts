@@ -4,6 +4,7 @@ import {
   Forbidden,
   InvalidInput,
   NotOwner,
+  PlanConflict,
   PlanInvalid,
   PlanNotFound,
   TaskNotFound,
@@ -67,6 +68,9 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
   }
   if (err instanceof TaskNotFound) return { status: 404, body: envelope(err.code, err.message, err.taskId) };
   if (err instanceof PlanNotFound) return { status: 404, body: envelope(err.code, err.message, null) };
+  if (err instanceof PlanConflict) {
+    return { status: 409, body: { ...envelope(err.code, err.message, null), plan_id: err.existingPlanId } };
+  }
   if (err instanceof InvalidInput || err instanceof PlanInvalid) {
     return { status: 422, body: envelope(err.code, err.message, null) };
   }

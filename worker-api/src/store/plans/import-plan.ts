@@ -23,6 +23,7 @@ import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js"
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
 import { assertAmount } from "./create-plan.js";
+import { assertIssueRefFree, originColumns, originDifferences, planCreatedEvents } from "./plan-origin.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 import { assertMaxAttempts } from "./set-max-attempts.js";
 
@@ -31,8 +32,10 @@ const TASK_BATCH = 500;
 const EDGE_BATCH = 5000;
 
 /**
- * Stores a validated plan file (call inside a transaction). The plan is created when absent; a plan
- * made empty by `plan create` takes the file's `agent_instructions` and extra fields. Tasks the plan does
+ * Stores a validated plan file (call inside a transaction). The plan is created when absent (with one
+ * `plan.created` event when the file records its origin or issue); a plan made empty by `plan create`
+ * takes the file's `agent_instructions`, extra fields, issue and origin. A file naming a GitHub issue
+ * that a plan already has is that plan's import: idempotent like an existing id. Tasks the plan does
  * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
  * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
  * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
@@ -40,6 +43,7 @@ const EDGE_BATCH = 5000;
  * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
  * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
+ * @throws {PlanConflict} when the file's issue belongs to a plan with another id.
  * @throws {InvalidInput} for text Postgres cannot store (named by field).
  */
 export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions = {}): Promise<ImportResult> {
@@ -55,9 +59,12 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
       reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
       budgetUsd: options.budgetMicroUsd === undefined ? null : toNumeric(options.budgetMicroUsd),
       ...attemptSettings(plan),
+      ...originColumns(plan),
     })
-    .onConflictDoNothing({ target: plans.id })
+    // No target: a plan that already has the id, or the file's GitHub issue, stores nothing.
+    .onConflictDoNothing()
     .returning();
+  if (!inserted) await assertIssueRefFree(tx, plan);
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
   // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
   if (!inserted && plan.reserveMicroUsd !== undefined) {
@@ -80,15 +87,15 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
 
   await insertTasks(tx, plan.id, fresh, statusOf, options.onProgress);
   if (fresh.some((task) => isReady(task, statusOf))) await signalReady(tx, [plan.id]);
-  await insertEvents(
-    tx,
-    fresh.map((task) => ({
+  await insertEvents(tx, [
+    ...(inserted ? planCreatedEvents(plan) : []),
+    ...fresh.map((task) => ({
       planId: plan.id,
       taskId: task.id,
       eventType: EVENT_TYPES.taskCreated,
       payload: { priority: task.priority, dependencies: [...task.dependencies] },
     })),
-  );
+  ]);
 
   const changed: string[] = [];
   const unchanged: string[] = [];
@@ -115,6 +122,7 @@ function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   if (!jsonEqual(row.verify, [...(plan.verify ?? [])])) differs.push("verify");
   if ((row.setup ?? undefined) !== plan.setup) differs.push("setup");
   if ((row.maxAttempts ?? undefined) !== plan.maxAttempts) differs.push("max_attempts");
+  differs.push(...originDifferences(row, plan));
   if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
   return differs;
 }
@@ -199,6 +207,7 @@ function assertPlanStorable(plan: PlanSpec): void {
   assertStorable(plan.name, "project");
   assertStorable(copyInstructions(plan), "agent_instructions");
   assertStorable(plan.extra, "plan");
+  assertStorable(originColumns(plan).origin, "origin");
   for (const task of plan.tasks) {
     const at = `tasks[${JSON.stringify(task.id)}]`;
     assertStorable(task.id, `${at}.id`);
@@ -242,7 +251,9 @@ function isBlank(row: PlanRow): boolean {
     Object.keys(storedInstructions(row)).length === 0 &&
     Object.keys(row.extra).length === 0 &&
     row.verify.length === 0 &&
-    row.setup === null
+    row.setup === null &&
+    row.githubIssueRef === null &&
+    row.origin === null
   );
 }
 
@@ -253,6 +264,7 @@ async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
       agentInstructions: copyInstructions(plan),
       extra: plan.extra,
       ...attemptSettings(plan),
+      ...originColumns(plan),
       // An attempt limit `--max-attempts` stored stays unless the file names one.
       ...(plan.maxAttempts === undefined ? { maxAttempts: undefined } : {}),
     })
