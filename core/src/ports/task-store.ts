@@ -111,6 +111,11 @@ export type ImportOptions = {
    * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
    */
   readonly budgetMicroUsd?: MicroUsd | undefined;
+  /**
+   * Store only a new plan: when the id (or the file's GitHub issue) is stored already, nothing is
+   * written and the answer has `planCreated: false` and no tasks (an intake that lost a race).
+   */
+  readonly createOnly?: boolean | undefined;
 };
 
 /**

@@ -39,7 +39,8 @@ const EDGE_BATCH = 5000;
  * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
  * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
  * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
- * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own).
+ * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own);
+ * with `options.createOnly` a stored plan is left as it is and no task is added to it.
  * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
  * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
@@ -66,6 +67,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     .returning();
   if (!inserted) await assertIssueRefFree(tx, plan);
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
+  if (!inserted && options.createOnly === true) return untouched(planRow);
   // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
   if (!inserted && plan.reserveMicroUsd !== undefined) {
     await tx
@@ -111,6 +113,19 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     changed,
     demotedToPending: demoted,
     planChanged,
+  };
+}
+
+/** The answer of a `createOnly` import that found the plan stored: nothing written. */
+function untouched(row: PlanRow): ImportResult {
+  return {
+    plan: toPlanRecord(row),
+    planCreated: false,
+    inserted: [],
+    unchanged: [],
+    changed: [],
+    demotedToPending: [],
+    planChanged: [],
   };
 }
 
