@@ -93,10 +93,50 @@ export const planEventsResponseSchema = z.object({
 export type PlanEventsResponse = z.infer<typeof planEventsResponseSchema>;
 
 /**
+ * `POST /api/v1/plans` request body, for the OpenAPI document only: a plan file (docs/plan-format.md).
+ * The route validates it with the plan-file parser, which is the rule; this schema names the main
+ * fields and leaves the rest open, as plan files keep unknown fields.
+ */
+export const planFileSchema = z.looseObject({
+  project: z.string().min(1),
+  plan_id: z.string().min(1).optional(),
+  github_issue_ref: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+\/\d+$/)
+    .optional(),
+  origin: z
+    .strictObject({
+      kind: z.enum(ORIGIN_KINDS),
+      reference: z.string().min(1),
+      url: z.string().optional(),
+      title: z.string().optional(),
+    })
+    .optional(),
+  agent_instructions: z.record(z.string(), z.json()).optional(),
+  verify: z.union([z.string(), z.array(z.string())]).optional(),
+  setup: z.string().optional(),
+  max_attempts: z.union([z.number().int(), z.string()]).optional(),
+  tasks: z.array(
+    z.looseObject({
+      id: z.string().min(1),
+      status: z.string().optional(),
+      priority: z.string().optional(),
+      description: z.string().optional(),
+      dependencies: z.array(z.string()).optional(),
+      key_files: z.array(z.string()).optional(),
+      acceptance_criteria: z.array(z.string()).optional(),
+      test_steps: z.array(z.string()).optional(),
+      prd_requirement: z.string().optional(),
+    }),
+  ),
+});
+
+/**
  * `POST /api/v1/plans` body of 201 (`created: true`, the plan is new) and 200 (`created: false`: a plan
  * with this id, or made from this GitHub issue, was already stored and is the answer; new tasks in the
  * file were added, stored ones kept). The lists are task ids, as `whilly plan import --json` prints
- * them; `plan_changed` names the plan-level fields of the file that differ from the stored plan's.
+ * them; `plan_changed` names the plan-level fields of the file that differ from the stored plan's;
+ * `task_count` counts the file's tasks; `warnings` are what `whilly plan import` would warn about.
  */
 export const createPlanResponseSchema = z.object({
   created: z.boolean(),
@@ -108,6 +148,6 @@ export const createPlanResponseSchema = z.object({
   changed: z.array(z.string()),
   demoted_to_pending: z.array(z.string()),
   plan_changed: z.array(z.string()),
-  plan: planDetailResponseSchema,
+  warnings: z.array(z.string()),
 });
 export type CreatePlanResponse = z.infer<typeof createPlanResponseSchema>;

@@ -116,6 +116,12 @@ export type ImportOptions = {
    * written and the answer has `planCreated: false` and no tasks (an intake that lost a race).
    */
   readonly createOnly?: boolean | undefined;
+  /**
+   * The caller may only store its issue's plan (an OIDC caller of `POST /api/v1/plans`): a plan stored
+   * under the file's id that was not made from the file's `github_issue_ref` is a `PlanConflict`, and
+   * nothing changes.
+   */
+  readonly issuePlanOnly?: boolean | undefined;
 };
 
 /**

@@ -23,7 +23,13 @@ import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js"
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
 import { assertAmount } from "./create-plan.js";
-import { assertIssueRefFree, originColumns, originDifferences, planCreatedEvents } from "./plan-origin.js";
+import {
+  assertIssuePlan,
+  assertIssueRefFree,
+  originColumns,
+  originDifferences,
+  planCreatedEvents,
+} from "./plan-origin.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 import { assertMaxAttempts } from "./set-max-attempts.js";
 
@@ -67,6 +73,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     .returning();
   if (!inserted) await assertIssueRefFree(tx, plan);
   let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
+  if (!inserted && options.issuePlanOnly) assertIssuePlan(planRow, plan);
   if (!inserted && options.createOnly === true) return untouched(planRow);
   // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
   if (!inserted && plan.reserveMicroUsd !== undefined) {

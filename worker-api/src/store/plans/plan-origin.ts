@@ -28,6 +28,16 @@ export async function assertIssueRefFree(tx: Db, plan: PlanSpec): Promise<void> 
 }
 
 /**
+ * For a caller that may only store its issue's plan (`ImportOptions.issuePlanOnly`): the stored plan
+ * under the file's id must have been made from the file's issue.
+ * @throws {PlanConflict} otherwise.
+ */
+export function assertIssuePlan(row: PlanRow, plan: PlanSpec): void {
+  if (plan.githubIssueRef !== undefined && row.githubIssueRef === plan.githubIssueRef) return;
+  throw new PlanConflict(plan.id, plan.githubIssueRef ?? "", plan.id);
+}
+
+/**
  * `plan.created`, written with the rows of a plan made by an intake (a file that records its `origin`
  * or its issue): `{github_issue_ref, name, tasks_count, prd_file, origin}` as whilly 4.x's forge intake
  * wrote it, plus the origin. A plan file typed by hand gets none, as in 4.x (its history starts with
