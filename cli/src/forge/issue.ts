@@ -60,7 +60,10 @@ export async function readIssue(gh: Gh, target: IssueTarget): Promise<ForgeIssue
       throw new TransportError(
         `GitHub issue ${target.ref} was not found (gh: ${result.stderr.trim().split("\n")[0]})`,
         undefined,
-        { retryable: false, hint: "check the owner, repository and number, and that gh's account can see it" },
+        {
+          retryable: false,
+          hint: "check the owner, repository and number, and that gh's account can see it",
+        },
       );
     }
     throw ghError(args, result);
