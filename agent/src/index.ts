@@ -1,5 +1,4 @@
 export * from "./cli/index.js";
-export * from "./generate/index.js";
 export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
 export {
@@ -12,6 +11,7 @@ export {
   type ReleaseSpend,
   type TaskClient,
 } from "./client/task-client.js";
+export * from "./generate/index.js";
 // The runner exports its own previousFailureOf (the prompt's reading of the claim); both read the same.
 export {
   createTaskAttempt,

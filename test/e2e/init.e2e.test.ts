@@ -2,7 +2,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeAnthropic, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeRepo, makeStoreTemplate, removeAll, runBin, withStore } from "../support/cli.js";
+import {
+  makeRepo,
+  makeStoreTemplate,
+  removeAll,
+  runBin,
+  spawnBin,
+  waitFor,
+  withStore,
+} from "../support/cli.js";
 import {
   agentRequestsSince,
   CYCLIC_PLAN,
@@ -174,5 +182,31 @@ describe("whilly init when the model never gives a valid plan", () => {
     expect(readFileSync(join(repo, "docs", "PRD-cyclic.plan-answer.txt"), "utf8")).toBe(`${CYCLIC_PLAN}\n`);
     expect(existsSync(join(repo, "docs", "PRD-cyclic.md"))).toBe(true);
     expect(await withStore(repo, (store) => store.getPlan("cyclic"))).toBeUndefined();
+  }, 120_000);
+});
+
+describe("whilly init interrupted", () => {
+  it("Ctrl-C while the model writes the plan: exit 130, the PRD kept, nothing stored", async () => {
+    const slow = cycleThenValid();
+    fake.setScript({
+      generate: { ...slow.generate, plan: { turns: [{ text: CYCLIC_PLAN, delay_ms: 60_000 }] } },
+    });
+    const repo = makeRepo(template);
+    const from = fake.requests().length;
+    const run = spawnBin(["init", "--headless", "--slug", "stopped", "a todo app"], {
+      cwd: repo,
+      env: initEnv(fake).env,
+    });
+    await waitFor("the plan request", () =>
+      agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined,
+    );
+    run.child.kill("SIGINT");
+    const result = await run.done;
+    expect(result.code, result.err).toBe(130);
+    expect(result.err).toMatch(
+      /interrupted; nothing was stored \(the PRD is kept at docs\/PRD-stopped\.md\)/,
+    );
+    expect(existsSync(join(repo, "docs", "PRD-stopped.md"))).toBe(true);
+    expect(await withStore(repo, (store) => store.getPlan("stopped"))).toBeUndefined();
   }, 120_000);
 });
