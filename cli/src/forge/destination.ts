@@ -52,7 +52,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * A control plane's `GET /api/v1/plans?github_issue_ref=` and `POST /api/v1/plans`, with the admin
- * token (`WHILLY_ADMIN_TOKEN`) or a GitHub Actions OIDC token (`WHILLY_OIDC_TOKEN`).
+ * token (`WHILLY_ADMIN_TOKEN`) or a GitHub Actions OIDC token (`WHILLY_OIDC_TOKEN`, first when both are set).
  * @throws {ConfigurationError} when neither token is set, or `WHILLY_CONNECT_TIMEOUT` is bad.
  */
 export function controlPlaneDestination(
@@ -60,9 +60,10 @@ export function controlPlaneDestination(
   env: Readonly<Record<string, string | undefined>>,
   signal?: AbortSignal,
 ): PlanDestination {
-  const token = env.WHILLY_ADMIN_TOKEN?.trim() || env.WHILLY_OIDC_TOKEN?.trim();
+  // An OIDC token is set for this one purpose (the Action); an admin token may be set for others.
+  const token = env.WHILLY_OIDC_TOKEN?.trim() || env.WHILLY_ADMIN_TOKEN?.trim();
   if (!token) {
-    throw new ConfigurationError("--connect needs a credential: WHILLY_ADMIN_TOKEN or WHILLY_OIDC_TOKEN", {
+    throw new ConfigurationError("--connect needs a credential: WHILLY_OIDC_TOKEN or WHILLY_ADMIN_TOKEN", {
       hint: "set WHILLY_ADMIN_TOKEN to the server's admin token, or WHILLY_OIDC_TOKEN to a GitHub Actions OIDC token",
     });
   }
