@@ -22,11 +22,15 @@ export type IssueTarget = GithubIssueRef & {
   readonly planId: string;
 };
 
-/** The cap of the title, body and each comment in the prompt, UTF-8 bytes (later 4.x: 8,000 a piece). */
-export const ISSUE_PIECE_BYTES = { title: 1024, body: 16 * 1024, comment: 8 * 1024 } as const;
+/**
+ * The caps of the title, body and each comment in the prompt, UTF-8 bytes. With
+ * {@link MAX_PROMPT_COMMENTS}, the PRD (`prd`) and a retry's quoted answer, a plan prompt stays under
+ * core's `MAX_PROMPT_BYTES` (one command-line argument).
+ */
+export const ISSUE_PIECE_BYTES = { title: 1024, body: 16 * 1024, comment: 4 * 1024, prd: 24 * 1024 } as const;
 
-/** The most comments put in the prompt; later ones are counted in a last piece. */
-export const MAX_PROMPT_COMMENTS = 20;
+/** The most comments put in the prompt (the first ones); later ones are counted in a last piece. */
+export const MAX_PROMPT_COMMENTS = 8;
 
 const VIEW_FIELDS = "number,title,body,labels,comments,state,url";
 

@@ -16,7 +16,15 @@ import { UsageError } from "../exit-codes.js";
 import { ghRunner, ghTimeoutMs } from "../github/gh.js";
 import { printError, printWarning } from "../io.js";
 import { controlPlaneDestination, storeDestination } from "./destination.js";
-import { type ForgeIssue, type IssueTarget, issuePieces, issueTarget, readIssue, refusal } from "./issue.js";
+import {
+  type ForgeIssue,
+  ISSUE_PIECE_BYTES,
+  type IssueTarget,
+  issuePieces,
+  issueTarget,
+  readIssue,
+  refusal,
+} from "./issue.js";
 import { updateIssue } from "./issue-updates.js";
 import { type IntakeReport, printReport } from "./report.js";
 
@@ -32,9 +40,6 @@ export type IntakeArgs = {
   readonly connect?: string | undefined;
   readonly json: boolean;
 };
-
-/** The most of the PRD put into the plan prompt beside the issue, bytes; more is cut with a mark. */
-const PRD_PROMPT_BYTES = 24 * 1024;
 
 const PREFIX = "whilly forge";
 
@@ -163,7 +168,7 @@ async function generate(
   step(ctx, `PRD saved at ${prd.shown}`);
   const input: UntrustedPiece[] = [
     ...pieces,
-    { kind: "prd", text: written.markdown, maxBytes: PRD_PROMPT_BYTES },
+    { kind: "prd", text: written.markdown, maxBytes: ISSUE_PIECE_BYTES.prd },
   ];
   const plan = await generatePlan({
     agent,
