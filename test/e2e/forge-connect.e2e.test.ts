@@ -37,7 +37,7 @@ afterAll(async () => {
 describe("whilly forge intake --connect", () => {
   it("with the admin token: asks the server first, posts the plan, flips and comments once; a rerun does nothing", async () => {
     const { env, gh } = forgeEnv(fake, github());
-    const connect = ["--connect", server.url, "--json"];
+    const connect = ["--connect", server.url, "--json", "--budget", "4"];
     const result = await runBin(["forge", "intake", REF, ...connect], {
       cwd: makeRepo(),
       env: { ...env, WHILLY_ADMIN_TOKEN: ADMIN },
@@ -49,6 +49,7 @@ describe("whilly forge intake --connect", () => {
       id: PLAN_ID,
       github_issue_ref: REF,
       task_count: 3,
+      budget_usd: "4.000000",
       origin: { kind: "github_issue", reference: REF },
     });
     expect(gh.callsOf("issue", "edit")).toHaveLength(1);

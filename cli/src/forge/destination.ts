@@ -1,5 +1,6 @@
 import {
   ConfigurationError,
+  formatUsd,
   InvalidInput,
   type JsonObject,
   type PlanSpec,
@@ -123,8 +124,13 @@ export function controlPlaneDestination(
       // An OIDC token may read only its issue's plan; the route answers for a taken id itself (409).
       return false;
     },
-    async create(_plan, document) {
-      const { json } = await call("POST", "/api/v1/plans", JSON.stringify(document));
+    async create(_plan, document, budgetMicroUsd) {
+      const budget = budgetMicroUsd === undefined ? "" : `&budget_usd=${formatUsd(budgetMicroUsd)}`;
+      const { json } = await call(
+        "POST",
+        `/api/v1/plans?create_only=true${budget}`,
+        JSON.stringify(document),
+      );
       return (json as { created?: boolean } | undefined)?.created === true;
     },
   };

@@ -59,14 +59,6 @@ export async function runIntake(ctx: CliContext, args: IntakeArgs): Promise<numb
   const label = args.label.trim();
   if (label === "") throw new UsageError("--label is empty", { hint: "e.g. --label whilly-pending" });
   const budgetMicroUsd = args.budget === undefined ? undefined : budgetOf(args.budget);
-  if (args.connect !== undefined && budgetMicroUsd !== undefined) {
-    throw new UsageError(
-      "--budget cannot be sent with --connect: the control plane's plan route takes no budget",
-      {
-        hint: "drop --budget, and set it on the server afterwards with whilly plan budget <plan> <USD>",
-      },
-    );
-  }
   const agent = generationAgentFromEnv(io.env, {
     model: args.model,
     secrets: ctx.settings.secrets,
