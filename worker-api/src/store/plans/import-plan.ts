@@ -58,33 +58,14 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
   assertAmount("budgetMicroUsd", options.budgetMicroUsd);
   const [inserted] = await tx
     .insert(plans)
-    .values({
-      id: plan.id,
-      name: plan.name,
-      agentInstructions: copyInstructions(plan),
-      extra: plan.extra,
-      reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
-      budgetUsd: options.budgetMicroUsd === undefined ? null : toNumeric(options.budgetMicroUsd),
-      ...attemptSettings(plan),
-      ...originColumns(plan),
-    })
+    .values(planColumns(plan, options))
     // No target: a plan that already has the id, or the file's GitHub issue, stores nothing.
     .onConflictDoNothing()
     .returning();
-  if (!inserted) await assertIssueRefFree(tx, plan);
-  let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
-  if (!inserted && options.issuePlanOnly) assertIssuePlan(planRow, plan);
-  if (!inserted && options.createOnly === true) return untouched(planRow);
-  // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
-  if (!inserted && plan.reserveMicroUsd !== undefined) {
-    await tx
-      .update(plans)
-      .set({ reserveUsd: toNumeric(plan.reserveMicroUsd) })
-      .where(eq(plans.id, plan.id));
-  }
-  const filled = !inserted && isBlank(planRow);
-  if (filled) planRow = await fillPlanContext(tx, plan);
-  const planChanged = inserted || filled ? [] : planDifferences(planRow, plan);
+  if (!inserted && options.createOnly === true) return untouched(await storedPlan(tx, plan, options));
+  const { row: planRow, changed: planChanged } = inserted
+    ? { row: inserted, changed: [] }
+    : await existingPlan(tx, plan, options);
 
   const stored = await tx.select().from(tasks).where(eq(tasks.planId, plan.id));
   const storedById = new Map<string, TaskRow>(stored.map((row) => [row.id, row]));
@@ -121,6 +102,49 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     demotedToPending: demoted,
     planChanged,
   };
+}
+
+/** The plans row a new plan gets. */
+function planColumns(plan: PlanSpec, options: ImportOptions) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    agentInstructions: copyInstructions(plan),
+    extra: plan.extra,
+    reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
+    budgetUsd: options.budgetMicroUsd === undefined ? null : toNumeric(options.budgetMicroUsd),
+    ...attemptSettings(plan),
+    ...originColumns(plan),
+  };
+}
+
+/**
+ * The stored plan a file names again, locked: checked against the file's issue, its reservation set from
+ * the file, its context filled in when it was a blank plan; `changed` lists what the file says otherwise.
+ */
+async function existingPlan(
+  tx: Db,
+  plan: PlanSpec,
+  options: ImportOptions,
+): Promise<{ row: PlanRow; changed: string[] }> {
+  const row = await storedPlan(tx, plan, options);
+  // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
+  if (plan.reserveMicroUsd !== undefined) {
+    await tx
+      .update(plans)
+      .set({ reserveUsd: toNumeric(plan.reserveMicroUsd) })
+      .where(eq(plans.id, plan.id));
+  }
+  if (isBlank(row)) return { row: await fillPlanContext(tx, plan), changed: [] };
+  return { row, changed: planDifferences(row, plan) };
+}
+
+/** The stored plan a file names again, locked, after checking the file's issue may name it. */
+async function storedPlan(tx: Db, plan: PlanSpec, options: ImportOptions): Promise<PlanRow> {
+  await assertIssueRefFree(tx, plan);
+  const row = await lockPlan(tx, plan.id);
+  if (options.issuePlanOnly) assertIssuePlan(row, plan);
+  return row;
 }
 
 /** The answer of a `createOnly` import that found the plan stored: nothing written. */
