@@ -6,8 +6,11 @@ import type { IssueUpdates } from "./issue-updates.js";
 export type IntakeReport = {
   readonly planId: string;
   readonly ref: string;
-  /** `created`; `exists` (the issue had a plan: nothing done); `lost_race` (another intake stored it). */
-  readonly outcome: "created" | "exists" | "lost_race";
+  /**
+   * `created`; `exists` (the issue had a plan: nothing done); `lost_race` (another intake stored it);
+   * `dry_run` (the issue would be taken in).
+   */
+  readonly outcome: "created" | "exists" | "lost_race" | "dry_run";
   readonly tasksCount: number;
   readonly budgetMicroUsd: number | undefined;
   readonly prdFile?: string | undefined;
@@ -24,6 +27,10 @@ export function printReport(io: Io, report: IntakeReport, json: boolean): void {
   }
   if (report.outcome === "exists") {
     io.out.write(`plan '${report.planId}' already exists for ${report.ref}; nothing to do\n`);
+    return;
+  }
+  if (report.outcome === "dry_run") {
+    io.out.write(`dry run: ${report.ref} would become plan '${report.planId}'; nothing was done\n`);
     return;
   }
   if (report.outcome === "lost_race") {

@@ -39,6 +39,8 @@ export type IntakeArgs = {
   readonly labelFlip: boolean;
   readonly connect?: string | undefined;
   readonly json: boolean;
+  /** Stop before the model: the checks and the issue only. */
+  readonly dryRun?: boolean | undefined;
 };
 
 const PREFIX = "whilly forge";
@@ -106,6 +108,10 @@ export async function runIntake(ctx: CliContext, args: IntakeArgs): Promise<numb
     return EXIT.failed;
   }
   if (why !== undefined) printWarning(io, `${why}; taken in anyway (--force)`);
+  if (args.dryRun === true) {
+    step(ctx, "dry run: no model call, nothing stored, the issue left as it is");
+    return done(ctx, args, { ...base, outcome: "dry_run", tasksCount: 0 });
+  }
 
   let generated: GeneratedPlan;
   try {

@@ -47,6 +47,12 @@ export function forgeCommand(y: Argv, ctx: CliContext): Argv {
               describe:
                 "store the plan on this control plane (POST /api/v1/plans) instead of the local store",
             })
+            .option("dry-run", {
+              type: "boolean",
+              default: false,
+              describe:
+                "check the store and read the issue, then stop: no model call, nothing stored or labelled",
+            })
             .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
         async (args) => {
           ctx.exitCode = await runIntake(ctx, {
@@ -59,6 +65,7 @@ export function forgeCommand(y: Argv, ctx: CliContext): Argv {
             labelFlip: args.labelFlip,
             connect: textFlag(args.connect, "--connect"),
             json: args.json,
+            dryRun: args.dryRun,
           });
         },
       )
