@@ -15,6 +15,7 @@ import {
   MODEL_PRD,
   recordedStart,
   storedPlan,
+  VALID_PLAN,
 } from "./init-support.js";
 
 // `whilly forge intake` as a user runs it: the built CLI, the REAL Claude Code CLI against the scripted
@@ -185,4 +186,39 @@ describe("whilly forge intake", () => {
     expect(ISSUE_BODY).toContain(INJECTED);
     expect(existsSync(join(repo, "docs"))).toBe(false);
   }, 60_000);
+
+  it("--force takes an unlabelled issue; a failed flip is a warning with the command; --no-label-flip leaves labels alone", async () => {
+    fake.setScript({
+      generate: {
+        prd: { turns: [{ text: MODEL_PRD }] },
+        plan: { turns: [{ text: JSON.stringify(VALID_PLAN) }] },
+      },
+    });
+    const repo = makeRepo(template);
+    const failing = { args: ["issue", "edit"], times: 1, stderr: "HTTP 502: Bad Gateway\n" };
+    const { env, gh } = forgeEnv(fake, github({ labels: ["enhancement"] }, { failures: [failing] }));
+    const forced = await runBin(["forge", "intake", REF, "--force", "--json"], { cwd: repo, env });
+    expect(forced.code, forced.err).toBe(0);
+    expect(forced.err).toMatch(/does not have the label 'whilly-pending'; taken in anyway \(--force\)/);
+    expect(forced.err).toMatch(
+      /could not label the issue \(gh issue edit failed \(exit 1\): HTTP 502: Bad Gateway\); by hand: gh issue edit 7 --repo acme\/widgets --add-label whilly-in-progress/,
+    );
+    expect(JSON.parse(forced.out)).toMatchObject({ created: true, label_flipped: false, commented: true });
+    expect(gh.callsOf("issue", "edit")[0]?.argv).not.toContain("--remove-label");
+
+    const other = forgeEnv(fake, github({ number: 8 }));
+    const kept = await runBin(["forge", "intake", "acme/widgets/8", "--no-label-flip"], {
+      cwd: repo,
+      env: other.env,
+    });
+    expect(kept.code, kept.err).toBe(0);
+    expect(other.gh.calls().map((c) => c.argv.slice(0, 2).join(" "))).toEqual([
+      "issue view",
+      "issue comment",
+    ]);
+    expect(other.gh.state().repos?.["acme/widgets"]?.issues?.[0]?.labels).toEqual([
+      "whilly-pending",
+      "enhancement",
+    ]);
+  }, 120_000);
 });
