@@ -2,7 +2,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeAnthropic, startFakeAnthropic } from "@whilly/fake-anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventsOf, makeRepo, makeStoreTemplate, removeAll, runBin } from "../support/cli.js";
+import {
+  eventsOf,
+  makeRepo,
+  makeStoreTemplate,
+  removeAll,
+  runBin,
+  spawnBin,
+  waitFor,
+} from "../support/cli.js";
 import { pathWithoutGh } from "../support/fake-gh.js";
 import { createdAt, forgeEnv, github, ISSUE_BODY, PLAN_ID, REF } from "./forge-support.js";
 import {
@@ -220,5 +228,27 @@ describe("whilly forge intake", () => {
       "whilly-pending",
       "enhancement",
     ]);
+  }, 120_000);
+
+  it("Ctrl-C while the model writes the plan: exit 130, nothing stored, the issue untouched", async () => {
+    fake.setScript({
+      generate: {
+        prd: { turns: [{ text: MODEL_PRD }] },
+        plan: { turns: [{ text: "{}", delay_ms: 60_000 }] },
+      },
+    });
+    const repo = makeRepo(template);
+    const { env, gh } = forgeEnv(fake, github());
+    const from = fake.requests().length;
+    const run = spawnBin(["forge", "intake", REF], { cwd: repo, env });
+    await waitFor("the plan request", () =>
+      agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined,
+    );
+    run.child.kill("SIGINT");
+    const result = await run.done;
+    expect(result.code, result.err).toBe(130);
+    expect(result.err).toMatch(/interrupted; nothing was stored and the issue was not changed/);
+    expect((await storedPlan(repo, PLAN_ID)).plan).toBeUndefined();
+    expect(gh.calls().map((c) => c.argv.slice(0, 2).join(" "))).toEqual(["issue view"]);
   }, 120_000);
 });

@@ -56,6 +56,16 @@ const PREFIX = "whilly forge";
  * @throws {UsageError} for a bad argument (exit 2); ConfigurationError for a missing or logged-out gh.
  */
 export async function runIntake(ctx: CliContext, args: IntakeArgs): Promise<number> {
+  try {
+    return await intake(ctx, args);
+  } catch (error) {
+    // Ctrl-C while gh or the store worked: what was killed says little; nothing was stored.
+    if (ctx.io.interrupt?.aborted) return interrupted(ctx);
+    throw error;
+  }
+}
+
+async function intake(ctx: CliContext, args: IntakeArgs): Promise<number> {
   const io = ctx.io;
   const target = issueTarget(args.ref);
   const label = args.label.trim();
@@ -156,7 +166,7 @@ async function generate(
   target: IssueTarget,
   issue: ForgeIssue,
   prd: PrdFile,
-): Promise<GeneratedPlan & { readonly prdCostMicroUsd: number }> {
+): Promise<GeneratedPlan> {
   const io = ctx.io;
   const pieces = issuePieces(issue);
   const onProgress = generationProgress(io, agent.model, PREFIX);
@@ -177,11 +187,7 @@ async function generate(
     signal: io.interrupt,
     onProgress,
   });
-  return {
-    ...plan,
-    costMicroUsd: plan.costMicroUsd + written.costMicroUsd,
-    prdCostMicroUsd: written.costMicroUsd,
-  };
+  return { ...plan, costMicroUsd: plan.costMicroUsd + written.costMicroUsd };
 }
 
 function done(ctx: CliContext, args: IntakeArgs, report: IntakeReport): number {
