@@ -51,6 +51,9 @@ export async function run(env) {
       "pass anthropic-api-key from a secret such as secrets.ANTHROPIC_API_KEY",
     );
   }
+  // The runner has no Claude Code of its own: the action checkout's pinned one, unless CLAUDE_BIN names one.
+  const claude = join(ROOT, "node_modules", ".bin", "claude");
+  if (!childEnv.CLAUDE_BIN && existsSync(claude)) childEnv.CLAUDE_BIN = claude;
   const githubToken = input(env, "github-token");
   if (githubToken) childEnv.GH_TOKEN = githubToken;
 
