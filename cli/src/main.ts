@@ -1,6 +1,7 @@
 import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
+import { forgeCommand } from "./commands/forge/index.js";
 import { initCommand } from "./commands/init/index.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
@@ -54,6 +55,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     .exitProcess(false);
   for (const register of [
     initCommand,
+    forgeCommand,
     planCommand,
     runCommand,
     dbCommand,

@@ -85,4 +85,19 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("plan creation on the Worker", ()
     );
     expect(audience).toMatchObject({ status: 401, body: { error_code: "invalid_oidc_token" } });
   });
+
+  it("sets the budget of a plan it creates (budget_usd) and adds nothing to a stored one (create_only)", async () => {
+    const n = Math.floor(Math.random() * 1e9);
+    const path = "/api/v1/plans?create_only=true&budget_usd=7.5";
+    const first = await call("POST", path, issuePlan(n), env.WHILLY_ADMIN_TOKEN);
+    expect(first).toMatchObject({ status: 201, body: { created: true } });
+    const more = issuePlan(n);
+    more.tasks.push({ id: "C", status: "pending", priority: "low", description: "third" });
+    const again = await call("POST", path, more, env.WHILLY_ADMIN_TOKEN);
+    expect(again).toMatchObject({ status: 200, body: { created: false, inserted: [] } });
+    const plan = await withStore((store) => store.getPlan(`issue-acme-widgets-${n}`));
+    expect(plan?.budgetMicroUsd).toBe(7_500_000);
+    const tasks = await withStore((store) => store.listTasks(`issue-acme-widgets-${n}`));
+    expect(tasks.map((t) => t.id)).toEqual(["A", "B"]);
+  });
 });

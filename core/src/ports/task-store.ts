@@ -107,16 +107,21 @@ export type RunningTask = TaskRef & { readonly progress?: AttemptProgress | unde
 export type ImportOptions = {
   readonly onProgress?: ((stored: number, total: number) => void) | undefined;
   /**
+   * The budget of a plan this import creates, µUSD, set in the same transaction as its rows (`whilly
+   * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
+   */
+  readonly budgetMicroUsd?: MicroUsd | undefined;
+  /**
+   * Store only a new plan: when the id (or the file's GitHub issue) is stored already, nothing is
+   * written and the answer has `planCreated: false` and no tasks (an intake that lost a race).
+   */
+  readonly createOnly?: boolean | undefined;
+  /**
    * The caller may only store its issue's plan (an OIDC caller of `POST /api/v1/plans`): a plan stored
    * under the file's id that was not made from the file's `github_issue_ref` is a `PlanConflict`, and
    * nothing changes.
    */
   readonly issuePlanOnly?: boolean | undefined;
-  /**
-   * The budget of a plan this import creates, µUSD, set in the same transaction as its rows (`whilly
-   * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
-   */
-  readonly budgetMicroUsd?: MicroUsd | undefined;
 };
 
 /**

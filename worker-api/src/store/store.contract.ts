@@ -4,6 +4,7 @@ import { describeBlockedContract } from "./contract/blocked.contract.js";
 import { describeBudgetContract } from "./contract/budget.contract.js";
 import { describeClaimLostContract } from "./contract/claim-lost.contract.js";
 import { describeClaimContract } from "./contract/claims.contract.js";
+import { describeCreateOnlyContract } from "./contract/create-only.contract.js";
 import { describeEventContract } from "./contract/events.contract.js";
 import { describeFencingContract } from "./contract/fencing.contract.js";
 import type { ContractContext } from "./contract/helpers.contract.js";
@@ -45,6 +46,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
 
     describePlanContract(ctx);
     describeOriginContract(ctx);
+    describeCreateOnlyContract(ctx);
     describeClaimContract(ctx);
     describeFencingContract(ctx);
     describeMoneyContract(ctx);

@@ -221,6 +221,20 @@ export const OPERATIONS: readonly Operation[] = [
       "The body is a plan file (docs/plan-format.md), validated by the plan-file parser. 201 when the plan is new; 200 `created: false` when a plan with this id, or made from this GitHub issue, is already stored (new tasks added, stored ones kept). An OIDC caller may only store the plan of an issue of its own repository.",
     auth: "plan_writer",
     request: "PlanFile",
+    query: [
+      {
+        name: "budget_usd",
+        description:
+          "The spend cap of a plan this request creates, USD (`5`, `12.50`); a stored plan keeps its own.",
+        pattern: "^[0-9]+(\\.[0-9]+)?$",
+      },
+      {
+        name: "create_only",
+        description:
+          "`true`: when the plan (or the issue's plan) is stored already, change nothing and answer 200 `created: false` (an intake that lost a race).",
+        pattern: "^(true|false)$",
+      },
+    ],
     responses: {
       200: { description: "The plan was already stored.", body: "CreatePlanResponse" },
       201: { description: "The plan is new.", body: "CreatePlanResponse" },

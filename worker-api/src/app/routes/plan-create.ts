@@ -8,6 +8,7 @@ import {
   type PlanSpec,
   parseGithubIssueRef,
   parsePlanFile,
+  parseUsd,
   testStepWarnings,
   Unauthorized,
 } from "@whilly/core";
@@ -24,17 +25,20 @@ const SOURCE = "the plan in the request body";
  * the plan-file parser (422 `invalid_input` naming the first bad field, every problem in `detail`). A
  * new plan answers 201 `created: true`; a plan already stored under the id, or made from the file's
  * GitHub issue, answers 200 `created: false` (tasks new to it added, stored ones kept); the issue's plan
- * under another id is 409 `plan_conflict`. An OIDC caller may only store a plan of an issue of its own
+ * under another id is 409 `plan_conflict`. `?budget_usd=` sets the budget of a plan it creates;
+ * `?create_only=true` stores nothing when the plan is stored already (an intake that lost a race, 200
+ * `created: false`). An OIDC caller may only store a plan of an issue of its own
  * repository (403 `issue_of_another_repository`), and never add to a stored plan made from something
  * else (409 `plan_conflict`).
  */
 export function createPlanHandler(deps: AppDeps): Handler {
   return async (c) => {
     const writer = await deps.auth.authenticatePlanWriter(c.req.header("authorization"));
+    const options = importOptions(c.req.query("budget_usd"), c.req.query("create_only"));
     const plan = parseBody(await c.req.text());
     if (writer.kind === "oidc") assertOwnIssue(writer.repository, plan.githubIssueRef);
     const result = await deps.withStore((store) =>
-      store.importPlan(plan, { issuePlanOnly: writer.kind === "oidc" }),
+      store.importPlan(plan, { ...options, issuePlanOnly: writer.kind === "oidc" }),
     );
     if (result.inserted.length > 0 && !deps.coordinator?.listensToStore) {
       deps.coordinator?.notifyWork(plan.id);
@@ -91,6 +95,31 @@ function issueRefQuery(raw: string): string {
     "github_issue_ref",
     `github_issue_ref must name a GitHub issue as owner/repo/N, e.g. acme/widgets/42; got '${raw}'`,
   );
+}
+
+/**
+ * The query's `budget_usd` (a USD amount, as the plan file writes money) and `create_only` (`true` or
+ * `false`).
+ * @throws {InvalidInput} (422) naming the parameter.
+ */
+function importOptions(
+  budget: string | undefined,
+  createOnly: string | undefined,
+): { budgetMicroUsd?: number; createOnly?: boolean } {
+  const budgetMicroUsd = budget === undefined ? undefined : parseUsd(budget);
+  if (budget !== undefined && budgetMicroUsd === undefined) {
+    throw new InvalidInput(
+      "budget_usd",
+      `budget_usd must be an amount in USD such as 5 or 12.50; got '${budget}'`,
+    );
+  }
+  if (createOnly !== undefined && createOnly !== "true" && createOnly !== "false") {
+    throw new InvalidInput("create_only", `create_only must be true or false; got '${createOnly}'`);
+  }
+  return {
+    ...(budgetMicroUsd === undefined ? {} : { budgetMicroUsd }),
+    ...(createOnly === "true" ? { createOnly: true } : {}),
+  };
 }
 
 /** @throws {InvalidInput} naming the first bad field, with every problem the parser found. */

@@ -45,7 +45,8 @@ const EDGE_BATCH = 5000;
  * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
  * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
  * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
- * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own).
+ * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own);
+ * with `options.createOnly` a stored plan is left as it is and no task is added to it.
  * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
  * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
@@ -61,6 +62,7 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
     // No target: a plan that already has the id, or the file's GitHub issue, stores nothing.
     .onConflictDoNothing()
     .returning();
+  if (!inserted && options.createOnly === true) return untouched(await storedPlan(tx, plan, options));
   const { row: planRow, changed: planChanged } = inserted
     ? { row: inserted, changed: [] }
     : await existingPlan(tx, plan, options);
@@ -125,9 +127,7 @@ async function existingPlan(
   plan: PlanSpec,
   options: ImportOptions,
 ): Promise<{ row: PlanRow; changed: string[] }> {
-  await assertIssueRefFree(tx, plan);
-  const row = await lockPlan(tx, plan.id);
-  if (options.issuePlanOnly) assertIssuePlan(row, plan);
+  const row = await storedPlan(tx, plan, options);
   // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
   if (plan.reserveMicroUsd !== undefined) {
     await tx
@@ -137,6 +137,27 @@ async function existingPlan(
   }
   if (isBlank(row)) return { row: await fillPlanContext(tx, plan), changed: [] };
   return { row, changed: planDifferences(row, plan) };
+}
+
+/** The stored plan a file names again, locked, after checking the file's issue may name it. */
+async function storedPlan(tx: Db, plan: PlanSpec, options: ImportOptions): Promise<PlanRow> {
+  await assertIssueRefFree(tx, plan);
+  const row = await lockPlan(tx, plan.id);
+  if (options.issuePlanOnly) assertIssuePlan(row, plan);
+  return row;
+}
+
+/** The answer of a `createOnly` import that found the plan stored: nothing written. */
+function untouched(row: PlanRow): ImportResult {
+  return {
+    plan: toPlanRecord(row),
+    planCreated: false,
+    inserted: [],
+    unchanged: [],
+    changed: [],
+    demotedToPending: [],
+    planChanged: [],
+  };
 }
 
 /** The file's plan-level fields, by their file names, that say something else than the stored plan. */
