@@ -65,7 +65,7 @@ describe("whilly plan integrate: flags and configuration (exit 2)", () => {
     const push = await c.whilly("plan", "integrate", "nope", "--push", "--remote", "upstream");
     expect(push.code).toBe(2);
     expect(push.err).toContain("has no remote 'upstream' (--push pushes the branch there)");
-    expect(push.err).toContain("git remote add upstream URL");
+    expect(push.err).toContain(`git -C ${c.user} remote add upstream URL`);
     expect(push.err).not.toContain("origin");
 
     const mine = await c.whilly("plan", "integrate", "nope", "--into", "main");
