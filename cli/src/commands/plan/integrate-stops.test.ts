@@ -92,6 +92,21 @@ describe("whilly plan integrate: stops and what they leave", () => {
     ).toEqual(["whilly: merge A (plan p)", "later", "init"]);
   });
 
+  it("with --push, a remote it cannot reach stops before anything is made", async () => {
+    const c = makeClones(template);
+    await c.importPlan([{ id: "A" }]);
+    const a = c.work("A", { "a.txt": "a\n" });
+    await c.finish({ A: a });
+    git(c.env, c.user, "remote", "set-url", "origin", join(c.origin, "..", "gone.git"));
+    const result = await c.whilly("plan", "integrate", "p", "--push", "--json");
+    expect(result.code).toBe(1);
+    const { stopped } = JSON.parse(result.out);
+    expect(stopped).toMatchObject({ reason: "fetch_failed", task_id: null });
+    expect(stopped.message).toContain("could not look up whilly/p on origin");
+    expect(stopped.next[0]).toContain(`git -C ${c.user} ls-remote origin whilly/p`);
+    expect(leftovers(c, "whilly/p")).toEqual([]);
+  });
+
   it("a verify failure's hints fix on top or abandon the integration; abandoning leaves nothing behind", async () => {
     const c = makeClones(template);
     await c.importPlan([{ id: "A" }], { verify: ["test ! -f bad.txt"] });
