@@ -20,7 +20,7 @@ describe("abandonStep", () => {
   it("never deletes a branch integrate did not make (--into an existing branch)", () => {
     const step = abandonStep({ ...at, branch: "release/x", ownBranch: false });
     expect(step).toBe(
-      "or abandon this integration: git -C /src/app worktree remove --force /src/app/.whilly/integrate/whilly-p-1 (release/x is not integrate's own: put it back yourself)",
+      "or abandon this integration: git -C /src/app worktree remove --force /src/app/.whilly/integrate/whilly-p-1 (release/x is not integrate's own: put it back yourself, git -C /src/app reflog show release/x lists where it was)",
     );
   });
 });

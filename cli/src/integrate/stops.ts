@@ -48,7 +48,7 @@ export type StopContext = {
 export function abandonStep(at: StopContext, what = "or abandon this integration"): string {
   const worktree = `git -C ${at.top} worktree remove --force ${at.dir}`;
   if (!at.ownBranch)
-    return `${what}: ${worktree} (${at.branch} is not integrate's own: put it back yourself)`;
+    return `${what}: ${worktree} (${at.branch} is not integrate's own: put it back yourself, git -C ${at.top} reflog show ${at.branch} lists where it was)`;
   const branch = `git -C ${at.top} branch -D ${at.branch} && git -C ${at.top} update-ref -d refs/whilly/verified/${at.branch}`;
   return `${what} (removes the worktree and the branch): ${worktree} && ${branch}`;
 }
