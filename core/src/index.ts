@@ -8,6 +8,7 @@ export * from "./errors.js";
 export * from "./events.js";
 export * from "./exit-codes.js";
 export * from "./gate.js";
+export * from "./generate/index.js";
 export * from "./lease.js";
 export * from "./model.js";
 export * from "./money.js";

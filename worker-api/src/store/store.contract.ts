@@ -11,6 +11,7 @@ import { describeKeyFileContract } from "./contract/key-files.contract.js";
 import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
+import { describeOriginContract } from "./contract/origin.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
@@ -43,6 +44,7 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     });
 
     describePlanContract(ctx);
+    describeOriginContract(ctx);
     describeClaimContract(ctx);
     describeFencingContract(ctx);
     describeMoneyContract(ctx);
