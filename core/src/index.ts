@@ -9,6 +9,7 @@ export * from "./events.js";
 export * from "./exit-codes.js";
 export * from "./gate.js";
 export * from "./generate/index.js";
+export * from "./git-branch.js";
 export * from "./lease.js";
 export * from "./model.js";
 export * from "./money.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { VERIFICATIONS } from "./attempts/index.js";
+import { gitBranchNameProblem } from "./git-branch.js";
 import { formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
 import { MAX_INT4, MAX_NESTING } from "./plan/limits.js";
 import { PRIORITIES, TASK_STATUSES } from "./task-status.js";
@@ -72,8 +73,19 @@ export const commitIdSchema = z
   .string()
   .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a commit id: 40 or 64 lowercase hex digits");
 
-/** A git branch name as whilly stores it (`refs/heads/` left out). */
-export const branchNameSchema = z.string().min(1).max(256);
+/**
+ * A git branch name as whilly stores it (`refs/heads/` left out): 1 to 256 characters git takes as a
+ * branch ({@link gitBranchNameProblem}), since integrate and workers fetch it by name.
+ */
+export const branchNameSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .superRefine((name, ctx) => {
+    const problem = gitBranchNameProblem(name);
+    if (problem !== undefined)
+      ctx.addIssue({ code: "custom", message: `not a git branch name: it ${problem}` });
+  });
 
 /** One dependency's work in a claim reply: its task id, branch and commit (docs/protocol.md). */
 export const dependencyWorkPayloadSchema = z.object({

@@ -25,13 +25,18 @@ async function worker(clone: string, script: (task: TaskPayload, call: number) =
     workerId: "w1",
   });
   const phases: (string | undefined)[] = [];
-  const run = (task: TaskPayload, dependencyWork: readonly DependencyWork[] = []) =>
+  const run = (
+    task: TaskPayload,
+    dependencyWork: readonly DependencyWork[] = [],
+    holdsLease?: () => Promise<boolean>,
+  ) =>
     attempt({
       task,
       plan: null,
       signal: new AbortController().signal,
       dependencyWork,
       onActivity: (p: AttemptProgress) => phases.push(p.phase),
+      holdsLease,
     });
   return { ws, agent, run, phases };
 }
@@ -108,5 +113,35 @@ describe("createTaskAttempt in a remote worker's clone", () => {
     const again = await run(taskPayload("a"));
     expect(again).toMatchObject({ ok: true, detail: { reused: true } });
     expect(agent.calls.map((call) => call.cwd)).toEqual([kept, kept]);
+  });
+
+  it("pushes nothing when the control plane says the task went to another worker meanwhile", async () => {
+    const { origin, clones } = originWithClones(env, 1);
+    const { run, phases } = await worker(clones[0] ?? "", writes({ "a.txt": "stale\n" }));
+    const asked: string[] = [];
+    const result = await run(taskPayload("a"), [], async () => {
+      asked.push(phases.at(-1) ?? "");
+      return false;
+    });
+    expect(asked).toEqual(["verify"]);
+    expect(result).toMatchObject({
+      ok: false,
+      reason: "lease_lost",
+      costMicroUsd: 1000,
+      leaseLost: { message: "a went to another worker while this one ran it: its work was not published" },
+    });
+    expect(result.work).toBeUndefined();
+    expect(git(origin, "branch", "--list", "whilly-tasks/*")).toBe("");
+  });
+
+  it("is a fault, pushing nothing, when the control plane cannot be asked", async () => {
+    const { origin, clones } = originWithClones(env, 1);
+    const { run } = await worker(clones[0] ?? "", writes({ "a.txt": "a\n" }));
+    const result = await run(taskPayload("a"), [], async () => {
+      throw new Error("connect ECONNREFUSED");
+    });
+    expect(result).toMatchObject({ ok: false, reason: "workspace_unavailable" });
+    expect(result.fault?.message).toMatch(/^cannot ask the control plane whether a is still this worker's/);
+    expect(git(origin, "branch", "--list", "whilly-tasks/*")).toBe("");
   });
 });

@@ -49,6 +49,7 @@ export async function deliverTask(
     const delivered = await ws.delivery.deliver(task, work, {
       check: verify.length > 0 ? check : undefined,
       setup: setup ? prepare : undefined,
+      signal,
     });
     if (delivered.ok) return { ok: true, detail: delivered.detail };
     if (delivered.reason === "merge_conflict") {

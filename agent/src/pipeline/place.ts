@@ -40,8 +40,9 @@ export async function openPlace(
   const { setupFailed } = WHILLY_FAILURE_REASONS;
   let prepared: PreparedWorkspace;
   try {
-    prepared = await ws.prepare(task, options);
+    prepared = await ws.prepare(task, { ...options, signal });
   } catch (error) {
+    if (signal.aborted) return { kind: "stopped" };
     if (error instanceof WorkspaceUnavailable)
       return { kind: "fault", message: error.message, hint: error.hint ?? "" };
     if (error instanceof DependencyConflict) return conflicted(error);

@@ -91,6 +91,23 @@ export function faulted(
   };
 }
 
+/**
+ * An attempt whose task went to another worker before its work was published: no verdict, nothing
+ * published, what the agent cost kept; the loop drops it as lost.
+ */
+export function leaseLost(agent: AgentAttempt, message: string, detail: JsonObject): AgentAttempt {
+  const reason = "lease_lost";
+  return {
+    ok: false,
+    reason,
+    costMicroUsd: agent.costMicroUsd,
+    aborted: false,
+    detail: { ...agent.detail, ...detail, reason, message },
+    leaseLost: { message },
+    ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
+  };
+}
+
 /** `detail.checks` (and `manual_steps`): every check with its kind, exit code and time. */
 export function checksDetail(checks: ChecksResult): JsonObject {
   return {

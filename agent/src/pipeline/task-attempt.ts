@@ -13,7 +13,16 @@ import { rememberInterrupted, takeInterrupted } from "./interrupted.js";
 import type { TaskAttemptOptions } from "./options.js";
 import { openPlace, type Place } from "./place.js";
 import { mayReuse, previousFailureOf } from "./previous-failure.js";
-import { attemptOf, checksDetail, failed, faulted, messageOf, type Outcome, stopped } from "./result.js";
+import {
+  attemptOf,
+  checksDetail,
+  failed,
+  faulted,
+  leaseLost,
+  messageOf,
+  type Outcome,
+  stopped,
+} from "./result.js";
 import { decide, stepFailure } from "./verdict.js";
 
 /**
@@ -35,13 +44,22 @@ export function createTaskAttempt(options: TaskAttemptOptions): RunAttempt {
       hint: "pass openWorkspaces(...) in a git repository, or the directory to run in as cwd",
     });
   }
-  return async ({ task, plan, signal, dependencyWork = [], onActivity }) => {
+  return async ({ task, plan, signal, dependencyWork = [], onActivity, holdsLease }) => {
     let progress: AttemptProgress = {};
     const report = (update: AttemptProgress) => {
       progress = { ...progress, ...update };
       onActivity?.(progress);
     };
-    const run: Run = { options, task, plan, signal, report, dependencyWork, ...planned(options, task, plan) };
+    const run: Run = {
+      options,
+      task,
+      plan,
+      signal,
+      report,
+      dependencyWork,
+      holdsLease,
+      ...planned(options, task, plan),
+    };
     report({ phase: options.workspaces === undefined ? "agent" : "setup" });
     const place = await placeOf(run);
     if (place.kind === "stopped") return stopped(undefined);
@@ -81,6 +99,7 @@ type Run = {
   readonly signal: AbortSignal;
   readonly report: (update: AttemptProgress) => void;
   readonly dependencyWork: readonly DependencyWork[];
+  readonly holdsLease: (() => Promise<boolean>) | undefined;
 } & ReturnType<typeof planned>;
 
 function planned(options: TaskAttemptOptions, task: TaskPayload, plan: PlanPayload | null) {
@@ -150,7 +169,11 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   const done: Outcome = { ok: true, verification: verdict.verification, extra: {} };
   if (ws === undefined || work === undefined) return judged(checked, done);
 
-  if (ws.delivery.phase !== undefined) run.report({ phase: ws.delivery.phase });
+  if (ws.delivery.phase !== undefined) {
+    const unheld = await unlessHeld(run, agent, { ...place.detail, ...checked });
+    if (unheld !== undefined) return unheld;
+    run.report({ phase: ws.delivery.phase });
+  }
   const delivered = await deliverTask(ws, task, work, agent, run, shell, signal);
   if (signal.aborted) return stopped(agent);
   if (!delivered.ok && "fault" in delivered) {
@@ -162,6 +185,33 @@ async function judge(run: Run, place: Place & { kind: "ready" }, agent: AgentAtt
   // A worktree left behind costs disk only; the work is delivered and its branch kept.
   await ws.remove(task).catch(() => undefined);
   return { ...judged({ ...checked, ...delivered.detail }, done), work };
+}
+
+/**
+ * Asks the control plane whether the task is still this worker's before its work goes out: a worker whose
+ * lease ran out while the agent worked (the task went to another) must not push over the other's work.
+ * `undefined` when it is (or nobody can say); else the attempt to return, nothing published.
+ */
+async function unlessHeld(
+  run: Run,
+  agent: AgentAttempt,
+  detail: JsonObject,
+): Promise<AgentAttempt | undefined> {
+  const { holdsLease, task } = run;
+  if (holdsLease === undefined) return undefined;
+  try {
+    if (await holdsLease()) return undefined;
+  } catch (error) {
+    if (run.signal.aborted) return stopped(agent);
+    const message = `cannot ask the control plane whether ${task.id} is still this worker's, so its work was not published: ${messageOf(error)}`;
+    return faulted(
+      agent,
+      { message, hint: "check that the control plane answers from this machine" },
+      detail,
+    );
+  }
+  const message = `${task.id} went to another worker while this one ran it: its work was not published`;
+  return leaseLost(agent, message, detail);
 }
 
 /** Keeps the steps found manual in a failure after the checks, so the retry does not run them again. */

@@ -92,4 +92,32 @@ describe("runWorkerLoop and a task's git work", () => {
     expect(pause.until.getTime() - (runs[0] ?? 0)).toBeGreaterThanOrEqual(140);
     expect(runs[1] ?? 0).toBeGreaterThanOrEqual(pause.until.getTime());
   });
+
+  it("asks the control plane before the work goes out, and drops an attempt whose lease is gone as lost", async () => {
+    const { client, calls, bodies } = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      heartbeat: [{ ok: true, renewed: 0 }],
+      release: [new Error("409")],
+    });
+    const held: boolean[] = [];
+    const { options, events } = loopOptions(client, {
+      maxIterations: 1,
+      runAttempt: async ({ holdsLease }) => {
+        held.push((await holdsLease?.()) ?? true);
+        return { ...ok, ok: false, reason: "lease_lost", costMicroUsd: 700, leaseLost: { message: "gone" } };
+      },
+    });
+    expect(await runWorkerLoop(options)).toMatchObject({ completed: 0, lost: 1, released: 0 });
+    expect(held).toEqual([false]);
+    expect(calls.map((c) => c.method)).not.toContain("complete");
+    expect(calls.filter((c) => c.method === "release")).toEqual([
+      { method: "release", version: 2, reason: "lease_lost" },
+    ]);
+    expect(bodies.find((b) => b.method === "release-spend")?.body).toMatchObject({ costUsd: "0.000700" });
+    expect(events.find((e) => e.kind === "lost")).toMatchObject({
+      error: { message: "gone" },
+      beforeStart: false,
+    });
+  });
 });

@@ -39,6 +39,9 @@ import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./typ
 
 export { createTaskBudget, type TaskBudget } from "./budget.js";
 
+/** The reason of the release that counts the cost of an attempt whose lease was lost before its work went out. */
+const LEASE_LOST_REASON = "lease_lost";
+
 /** Options of {@link runWorkerLoop}. Durations are milliseconds. */
 export type WorkerLoopOptions = {
   client: TaskClient;
@@ -248,6 +251,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
           progress = { ...progress, ...definedOnly(update) };
           emit({ kind: "activity", task, progress });
         },
+        holdsLease: () => holds(task),
       });
     } finally {
       clearInterval(ticker);
@@ -255,8 +259,23 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     await settle(task, attempt, now() - startedAt);
   }
 
+  /**
+   * Whether the control plane still has `task` as this worker's: a heartbeat naming it renews its lease,
+   * or says it is gone (an older server that does not count renewals is taken at its word: held).
+   */
+  async function holds(task: TaskPayload): Promise<boolean> {
+    const reply = await retry("heartbeat", () => client.heartbeat([{ task, progress }]));
+    return reply.ok && reply.renewed !== 0;
+  }
+
   /** What follows an attempt: a hand-back (unavailable, limited, faulted, stopped) or its report. */
   async function settle(task: TaskPayload, attempt: AgentAttempt, wallMs: number): Promise<void> {
+    if (attempt.leaseLost) {
+      // Nothing was published. The release only counts what the agent cost: it is refused, the lease gone.
+      await client.release(task, LEASE_LOST_REASON, undefined, spendOf(attempt)).catch(() => undefined);
+      lose(task, new Error(attempt.leaseLost.message), false);
+      return;
+    }
     if (await handedBack(task, attempt)) return;
     gate.succeeded();
     const landed = await report(task, attempt, wallMs);

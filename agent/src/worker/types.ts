@@ -40,6 +40,11 @@ export type AgentAttempt = {
    * refunded) and claims nothing for the pause gate's capped backoff.
    */
   readonly fault?: { readonly message: string; readonly hint: string } | undefined;
+  /**
+   * Set when the control plane said, before the task's work was published (pushed or merged), that this
+   * worker no longer holds the task: nothing was published, and the loop drops the result as lost.
+   */
+  readonly leaseLost?: { readonly message: string } | undefined;
   /** On success in a worktree: the task's branch and its commit, sent with the completion. */
   readonly work?: TaskWork | undefined;
   /** On success: how the work was accepted (`passed`, or `unverified` without runnable checks). */
@@ -59,6 +64,11 @@ export type RunAttempt = (input: {
   dependencyWork?: readonly DependencyWork[] | undefined;
   /** Called as the attempt goes (agent turns, last tool, phase); the loop sends it with the heartbeat. */
   onActivity?: ((progress: AttemptProgress) => void) | undefined;
+  /**
+   * Asks the control plane whether this worker still holds the task, renewing its lease; false when it
+   * answered no. The task's work is published (pushed, merged) only after true. Throws when it cannot ask.
+   */
+  holdsLease?: (() => Promise<boolean>) | undefined;
 }) => Promise<AgentAttempt>;
 
 /**

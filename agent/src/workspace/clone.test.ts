@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import type { DependencyWork } from "@whilly/core";
 import { ConfigurationError } from "@whilly/core";
@@ -39,6 +40,20 @@ async function doTask(
   await ws.delivery.deliver(task(id), work, {});
   return { taskId: id, ...work };
 }
+
+/** Client-side hooks git runs for the commands a worker uses. */
+const HOOKS = [
+  "pre-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "pre-merge-commit",
+  "post-merge",
+  "post-checkout",
+  "reference-transaction",
+  "pre-push",
+  "pre-auto-gc",
+];
 
 const isAncestor = (dir: string, commit: string, of: string) =>
   spawnSync("git", ["merge-base", "--is-ancestor", commit, of], { cwd: dir, env }).status === 0;
@@ -105,6 +120,67 @@ describe("a remote worker's worktree base", () => {
     );
   });
 
+  it.each([
+    ["x:refs/heads/main", "1".repeat(40)],
+    ["--upload-pack=touch pwned", "1".repeat(40)],
+    ["refs/heads/*", "1".repeat(40)],
+    ["whilly-tasks/plan/a", "HEAD"],
+  ])("refuses dependency work %j %j a control plane sent, fetching nothing", async (branch, commit) => {
+    const { clones } = originWithClones(env, 1);
+    const clone = clones[0] ?? "";
+    const ws = await open(clone);
+    const refs = git(clone, "for-each-ref");
+    const preparing = ws.prepare(task("b"), {
+      reuse: false,
+      dependencyWork: [{ taskId: "a", branch, commit }],
+    });
+    await expect(preparing).rejects.toBeInstanceOf(WorkspaceUnavailable);
+    await expect(preparing).rejects.toThrow(
+      /^the claim names work of dependency a that is no git branch and commit/,
+    );
+    expect(git(clone, "for-each-ref")).toBe(refs);
+    expect(existsSync(join(clone, "pwned"))).toBe(false);
+  });
+
+  it("stops a fetch from a remote that never answers at the network limit, or when told, helpers and all", async () => {
+    const sockets: Socket[] = [];
+    const closed: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume().on("close", () => closed.push(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { clones } = originWithClones(env, 1);
+      const clone = clones[0] ?? "";
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hangs.git`;
+      git(clone, "remote", "set-url", "origin", url);
+      const ws = await openCloneWorkspaces({
+        repoDir: clone,
+        planId: "plan",
+        remote: "origin",
+        push: true,
+        env,
+        networkTimeoutMs: 500,
+      });
+      const dependencyWork = [{ taskId: "a", branch: "whilly-tasks/plan/a", commit: "1".repeat(40) }];
+      const timedOut = ws.prepare(task("b"), { reuse: false, dependencyWork });
+      await expect(timedOut).rejects.toBeInstanceOf(WorkspaceUnavailable);
+      await expect(timedOut).rejects.toThrow(/stopped after 500 ms$/);
+      const stop = new AbortController();
+      const stopping = ws.prepare(task("b"), { reuse: false, dependencyWork, signal: stop.signal });
+      while (sockets.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop.abort();
+      await expect(stopping).rejects.toThrow(/stopped: the worker is stopping$/);
+      // git's HTTP helper went with it: the remote's connections are closed.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(closed).toHaveLength(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  });
+
   it("fails with the files when two dependencies' work conflicts, leaving no worktree behind", async () => {
     const { clones } = originWithClones(env, 1, { "shared.txt": "line\n" });
     const clone = clones[0] ?? "";
@@ -115,6 +191,26 @@ describe("a remote worker's worktree base", () => {
     expect(error).toBeInstanceOf(DependencyConflict);
     expect(error).toMatchObject({ files: ["shared.txt"], dependency: { taskId: "c" } });
     expect(existsSync(ws.keptPaths(task("b")).dir)).toBe(false);
+  });
+
+  it("is a machine fault, not the task's, when its branch is checked out in another tree of the clone", async () => {
+    const { clones } = originWithClones(env, 1);
+    const clone = clones[0] ?? "";
+    const ws = await open(clone);
+    await doTask(ws, "a", { "a.txt": "A\n" });
+    await ws.remove(task("a"));
+    // The user looks at the task's work in their own tree; the task is run again.
+    git(clone, "checkout", "-q", "whilly-tasks/plan/a");
+    const error = await ws.prepare(task("a"), { reuse: false }).catch((e) => e);
+    expect(error).toBeInstanceOf(WorkspaceUnavailable);
+    expect(error.message).toBe(
+      `the task's branch whilly-tasks/plan/a is checked out in ${clone}, so the task's worktree cannot have it`,
+    );
+    expect(error.hint).toBe(
+      `switch that tree to another branch (git -C ${clone} switch --detach); the task's work stays on its branch`,
+    );
+    git(clone, "switch", "-q", "-");
+    await expect(ws.prepare(task("a"), { reuse: false })).resolves.toMatchObject({ reused: false });
   });
 
   it("keeps a retry's worktree only while it holds every dependency's commit", async () => {
@@ -130,6 +226,41 @@ describe("a remote worker's worktree base", () => {
     expect(fresh.reused).toBe(false);
     expect(existsSync(join(fresh.dir, "draft.txt"))).toBe(false);
     expect(read(fresh.dir, "c.txt")).toBe("C\n");
+  });
+});
+
+describe("hooks an agent installs in the clone", () => {
+  it("never run in the worker's own git: its commit, push, fetch, worktree and dependency merges", async () => {
+    const { clones } = originWithClones(env, 2);
+    const [one, two] = [
+      await open(clones[0] ?? "", { push: true }),
+      await open(clones[1] ?? "", { push: true }),
+    ];
+    const log = join(clones[0] ?? "", "..", "hooks.log");
+    const { dir } = await one.prepare(task("a"), { reuse: false });
+    // The agent, in its worktree: hooks in the clone's hooks directory and a hooksPath of its own (as
+    // husky does), each logging and failing; an fsmonitor command too.
+    const common = git(dir, "rev-parse", "--path-format=absolute", "--git-common-dir");
+    const own = join(dir, ".hooks");
+    mkdirSync(own);
+    for (const hooks of [join(common, "hooks"), own]) {
+      mkdirSync(hooks, { recursive: true });
+      for (const hook of HOOKS) {
+        writeFileSync(join(hooks, hook), `#!/bin/sh\necho "${hook} $SSH_AUTH_SOCK" >> '${log}'\nexit 1\n`);
+        chmodSync(join(hooks, hook), 0o755);
+      }
+    }
+    git(dir, "config", "core.hooksPath", own);
+    git(dir, "config", "core.fsmonitor", `echo fsmonitor >> '${log}'; false`);
+    writeFileSync(join(dir, "a.txt"), "A\n");
+    const { work } = await one.commitLeftovers(dir, task("a"));
+    await one.delivery.deliver(task("a"), work, {});
+    await one.remove(task("a"));
+    const c = await doTask(one, "c", { "c.txt": "C\n" });
+    await one.prepare(task("b"), { reuse: false, dependencyWork: [{ taskId: "a", ...work }, c] });
+    // The same clone's hooks directory, met by another clone's worker through a fetch and merge.
+    await two.prepare(task("b"), { reuse: false, dependencyWork: [{ taskId: "a", ...work }, c] });
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("");
   });
 });
 

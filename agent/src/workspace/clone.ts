@@ -1,6 +1,7 @@
 import {
   ConfigurationError,
   type DependencyWork,
+  gitBranchNameProblem,
   redactSecrets,
   type TaskWork,
   urlPasswords,
@@ -53,7 +54,7 @@ export type CloneWorkspaces = TaskWorkspaces & {
  *   or `push` is asked for and the clone has no remote named `remote`.
  */
 export async function openCloneWorkspaces(options: CloneWorkspacesOptions): Promise<CloneWorkspaces> {
-  const git = gitRunner(options.env);
+  const git = gitRunner(options.env, { hooks: false });
   const top = await gitTopLevel(git, options.repoDir);
   if (top === undefined) {
     throw new ConfigurationError(`--workdir ${options.repoDir} is not inside a git repository`, {
@@ -80,13 +81,17 @@ export async function openCloneWorkspaces(options: CloneWorkspacesOptions): Prom
     timeoutMs: options.networkTimeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,
     redact: (text) => redactSecrets(text, secrets),
   };
-  const base = async (_task: WorkspaceTask, dependencyWork: readonly DependencyWork[]) => {
+  const base = async (
+    _task: WorkspaceTask,
+    dependencyWork: readonly DependencyWork[],
+    signal?: AbortSignal,
+  ) => {
     const merges: DependencyWork[] = [];
-    for (const dependency of dependencyWork) merges.push(await dependencyCommit(net, dependency));
+    for (const dependency of dependencyWork) merges.push(await dependencyCommit(net, dependency, signal));
     return { commit: start, merges };
   };
   const delivery: Delivery = options.push
-    ? { phase: "push", deliver: async (_task, work) => pushWork(net, work) }
+    ? { phase: "push", deliver: async (_task, work, { signal }) => pushWork(net, work, signal) }
     : { phase: undefined, deliver: async () => ({ ok: true, detail: {} }) };
   const commit = await commitArgs(git, top);
   const trees = taskWorkspaces(
@@ -113,13 +118,16 @@ const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * The dependency's commit, in this clone: used when present, else fetched from the remote by its branch.
  * @throws WorkspaceUnavailable when it cannot be fetched, or the branch no longer holds it.
  */
-async function dependencyCommit(net: Network, dependency: DependencyWork): Promise<DependencyWork> {
+async function dependencyCommit(
+  net: Network,
+  dependency: DependencyWork,
+  signal: AbortSignal | undefined,
+): Promise<DependencyWork> {
   const { git, top, remote } = net;
   const { taskId, branch, commit } = dependency;
-  const named = await git.run(top, ["check-ref-format", "--branch", branch]);
-  if (!COMMIT_ID.test(commit) || named.code !== 0 || branch.startsWith("-")) {
+  if (!COMMIT_ID.test(commit) || gitBranchNameProblem(branch) !== undefined) {
     throw new WorkspaceUnavailable(
-      `the claim names work of dependency ${taskId} that is no git branch and commit (${branch} ${commit})`,
+      `the claim names work of dependency ${taskId} that is no git branch and commit (${JSON.stringify(branch)} ${JSON.stringify(commit)})`,
       { hint: "the control plane's record of the dependency's work is damaged; reset the dependency" },
     );
   }
@@ -133,7 +141,7 @@ async function dependencyCommit(net: Network, dependency: DependencyWork): Promi
     );
   }
   const args = ["fetch", "-q", "--no-tags", remote, `refs/heads/${branch}`];
-  const fetched = await git.run(top, args, undefined, { timeoutMs: net.timeoutMs });
+  const fetched = await git.run(top, args, undefined, { timeoutMs: net.timeoutMs, signal });
   if (fetched.code !== 0) {
     throw new WorkspaceUnavailable(
       `cannot fetch ${branch} (the work of dependency ${taskId}) from ${remote}: ${said(net, fetched)}`,
@@ -154,11 +162,11 @@ async function dependencyCommit(net: Network, dependency: DependencyWork): Promi
  * its old work.
  * @throws WorkspaceUnavailable when the remote refuses or does not answer.
  */
-async function pushWork(net: Network, work: TaskWork) {
+async function pushWork(net: Network, work: TaskWork, signal: AbortSignal | undefined) {
   const { git, top, remote } = net;
   const refspec = `+${work.commit}:refs/heads/${work.branch}`;
   const args = ["push", "-q", "--no-verify", remote, refspec];
-  const pushed = await git.run(top, args, undefined, { timeoutMs: net.timeoutMs });
+  const pushed = await git.run(top, args, undefined, { timeoutMs: net.timeoutMs, signal });
   if (pushed.code !== 0) {
     throw new WorkspaceUnavailable(`cannot push ${work.branch} to ${remote}: ${said(net, pushed)}`, {
       hint: `check that ${remote} answers from this machine and takes this worker's pushes (git -C ${top} push --dry-run ${remote} HEAD:refs/heads/${work.branch})`,

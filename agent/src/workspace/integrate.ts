@@ -22,6 +22,8 @@ export type IntegrateOptions = {
   readonly check?: ((dir: string) => Promise<IntegrationStepFailure | undefined>) | undefined;
   /** Prepares a newly made integration worktree (the plan's setup command); `undefined` when it worked. */
   readonly setup?: ((dir: string) => Promise<IntegrationStepFailure | undefined>) | undefined;
+  /** Stops a push (the worker is stopping): it fails at once. */
+  readonly signal?: AbortSignal | undefined;
 };
 
 /** How merging a task's branch into the integration branch went. */

@@ -97,18 +97,24 @@ export async function checkIntegrationBranch(
       "name a branch of its own for the plan's work (whilly fast-forwards yours at the end), or leave --branch out",
     );
   }
-  const listed = await git.ok(top, ["worktree", "list", "--porcelain", "-z"]);
-  const entries = listed.split("\0");
-  let path = "";
-  for (const line of entries) {
-    if (line.startsWith("worktree ")) path = line.slice("worktree ".length);
-    if (line === `branch refs/heads/${branch}`) {
-      throw refuse(
-        `is checked out in the worktree ${path}`,
-        `switch that worktree to another branch (git -C ${path} switch --detach), or name another --branch`,
-      );
-    }
+  const path = await checkedOutIn(git, top, branch);
+  if (path !== undefined) {
+    throw refuse(
+      `is checked out in the worktree ${path}`,
+      `switch that worktree to another branch (git -C ${path} switch --detach), or name another --branch`,
+    );
   }
+}
+
+/** The worktree of the repository `branch` is checked out in (`git worktree list`), or `undefined`. */
+export async function checkedOutIn(git: GitRunner, top: string, branch: string): Promise<string | undefined> {
+  const listed = await git.ok(top, ["worktree", "list", "--porcelain", "-z"]);
+  let path = "";
+  for (const line of listed.split("\0")) {
+    if (line.startsWith("worktree ")) path = line.slice("worktree ".length);
+    if (line === `branch refs/heads/${branch}`) return path;
+  }
+  return undefined;
 }
 
 /**

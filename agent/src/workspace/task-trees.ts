@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DependencyConflict } from "./faults.js";
+import { DependencyConflict, WorkspaceUnavailable } from "./faults.js";
 import { type GitRunner, gitFailed } from "./git.js";
 import { commitLeftovers, recordSetupPaths } from "./leftovers.js";
 import { createMutex } from "./mutex.js";
-import { branchTip, dropWorktree, isWorktreeAt } from "./repo.js";
+import { branchTip, checkedOutIn, dropWorktree, isWorktreeAt } from "./repo.js";
 import { slugOf } from "./slug.js";
 import type { Delivery, KeptWorkspace, TaskWorkspaces, WorkspaceTask, WorktreeBase } from "./types.js";
 
@@ -52,16 +52,17 @@ export function taskWorkspaces(
   return {
     repoDir: top,
     delivery,
-    prepare: (task, { reuse, dependencyWork = [] }) =>
+    prepare: (task, { reuse, dependencyWork = [], signal }) =>
       admin(async () => {
         const { dir, branch } = kept(task);
-        const start = await base(task, dependencyWork);
+        const start = await base(task, dependencyWork, signal);
         if (reuse && (await isWorktreeAt(git, dir, "any"))) {
           const held = await Promise.all(start.merges.map((m) => isAncestor(dir, m.commit, "HEAD")));
           if (held.every(Boolean))
             return { dir, branch, base: await keptBase(git, dir, start.commit), reused: true };
         }
         await dropWorktree(git, top, dir);
+        await assertBranchFree(git, top, branch);
         await git.ok(top, ["worktree", "add", "-q", "-B", branch, dir, start.commit]);
         for (const dependency of start.merges) {
           const merge = await git.run(dir, [
@@ -98,6 +99,22 @@ export function taskWorkspaces(
     remove: (task) => admin(() => dropWorktree(git, top, kept(task).dir)),
     keptPaths: kept,
   };
+}
+
+/**
+ * Refuses a task branch checked out in another tree of the clone (the user looking at a task's work):
+ * the machine's state, not the task's fault, so the attempt is handed back.
+ * @throws WorkspaceUnavailable naming the tree and how to free the branch.
+ */
+async function assertBranchFree(git: GitRunner, top: string, branch: string): Promise<void> {
+  const elsewhere = await checkedOutIn(git, top, branch);
+  if (elsewhere === undefined) return;
+  throw new WorkspaceUnavailable(
+    `the task's branch ${branch} is checked out in ${elsewhere}, so the task's worktree cannot have it`,
+    {
+      hint: `switch that tree to another branch (git -C ${elsewhere} switch --detach); the task's work stays on its branch`,
+    },
+  );
 }
 
 /** The file, in a worktree's own git directory, holding the commit it started from. */

@@ -32,6 +32,8 @@ export type PrepareOptions = {
   readonly reuse: boolean;
   /** The claim's dependency work, merged in order into a fresh worktree where the base takes it. */
   readonly dependencyWork?: readonly DependencyWork[] | undefined;
+  /** Stops a fetch of that work (the worker is stopping): it fails at once. */
+  readonly signal?: AbortSignal | undefined;
 };
 
 /**
@@ -48,6 +50,7 @@ export type WorktreeStart = { readonly commit: string; readonly merges: readonly
 export type WorktreeBase = (
   task: WorkspaceTask,
   dependencyWork: readonly DependencyWork[],
+  signal?: AbortSignal | undefined,
 ) => Promise<WorktreeStart>;
 
 /** How delivering checked work went: the detail fields it adds, or why the work did not go in. */
@@ -79,7 +82,8 @@ export type TaskWorkspaces = {
   /**
    * A worktree for `task`: the one a previous attempt left when `reuse` allows, it still exists and
    * holds every dependency's commit; else a fresh one on the task's branch (reset) from the base.
-   * @throws WorkspaceUnavailable when a dependency's work cannot be had (the machine's fault).
+   * @throws WorkspaceUnavailable when a dependency's work cannot be had, or the task's branch is checked
+   *   out in another tree of the clone (the machine's fault).
    * @throws DependencyConflict when dependencies' work conflicts; no worktree is left half-merged.
    */
   prepare(task: WorkspaceTask, options: PrepareOptions): Promise<PreparedWorkspace>;

@@ -80,7 +80,7 @@ export type Workspaces = TaskWorkspaces & {
  *   yet (hint: make a first commit), or `branch` is not a usable branch name.
  */
 export async function openWorkspaces(options: WorkspacesOptions): Promise<Workspaces> {
-  const git = gitRunner(options.env);
+  const git = gitRunner(options.env, { hooks: false });
   const top = await gitTopLevel(git, options.repoDir);
   if (top === undefined) {
     throw new ConfigurationError(`${options.repoDir} is not inside a git repository`, {

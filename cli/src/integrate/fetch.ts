@@ -1,4 +1,4 @@
-import { outputTail, type TaskWork } from "@whilly/core";
+import { gitBranchNameProblem, outputTail, type TaskWork } from "@whilly/core";
 import type { IntegrationTarget } from "./target.js";
 
 /** True when the clone holds `commit` (as a commit object). */
@@ -23,10 +23,21 @@ export type FetchResult =
 /**
  * Makes the task's commit present in the clone: kept as is when it already is, else fetched with its
  * branch from the remote (`git fetch <remote> refs/heads/<branch>`), which must then hold it; a branch
- * pushed again since (a re-run of the task) may no longer.
+ * pushed again since (a re-run of the task) may no longer. A recorded branch git would not take as a
+ * name is refused unfetched.
  */
 export async function fetchWork(target: IntegrationTarget, work: TaskWork): Promise<FetchResult> {
   if (await hasCommit(target, work.commit)) return { ok: true, fetched: false };
+  // Recorded by a worker: a name with `:` or a glob would make the fetch write refs of this clone.
+  const problem = gitBranchNameProblem(work.branch);
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      missing: "branch",
+      message: `the recorded branch ${JSON.stringify(work.branch)} is not a git branch name (it ${problem})`,
+      output_tail: "the task's record is damaged: reset the task (whilly plan reset) and run it again",
+    };
+  }
   const { git, top, remote } = target;
   const fetch = await git.run(top, ["fetch", "-q", "--no-tags", remote, `refs/heads/${work.branch}`]);
   if (fetch.code !== 0) {

@@ -100,6 +100,33 @@ describe("a DONE task's work over the protocol", () => {
     expect(reply.body.detail).toMatch(/^invalid request body: branch:/);
   });
 
+  it.each([
+    ["an option-looking branch", "-x"],
+    ["an upload-pack option", "--upload-pack=touch /tmp/pwned"],
+    ["a refspec writing another ref", "x:refs/heads/main"],
+    ["a glob", "refs/heads/*"],
+    ["a `..`", "a..b"],
+    ["a ref path of dots", "refs/heads/.."],
+    ["a space", "a b"],
+    ["a terminal escape", "a\u001b]0;pwned\u0007"],
+    ["HEAD", "HEAD"],
+    ["a reflog shorthand", "@{-1}"],
+    ["a `.lock` component", "a.lock/b"],
+    ["a trailing slash", "a/"],
+  ])("%s is a 422 naming branch; nothing is stored", async (_name, branch) => {
+    const claimed = await claimStarted();
+    const reply = await complete("A", claimed.task.version, { branch, commit: COMMIT });
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toMatch(/^invalid request body: branch: .*git branch name/);
+    expect((await store.getTask("p", "A"))?.status).toBe("IN_PROGRESS");
+  });
+
+  it("takes a branch of non-ASCII letters, as git does", async () => {
+    const claimed = await claimStarted();
+    const reply = await complete("A", claimed.task.version, { branch: "whilly-tasks/p/é", commit: COMMIT });
+    expect(reply.status).toBe(200);
+  });
+
   it("a protocol-v1 client that sends neither still completes, and dependents get no work to merge", async () => {
     const a = await claimStarted();
     const done = await complete("A", a.task.version, { cost_usd: "0.01", verification: "passed" });

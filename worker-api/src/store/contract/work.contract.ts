@@ -88,7 +88,7 @@ export function describeWorkContract(ctx: ContractContext): void {
       expect(dependent).toMatchObject({ id: "B", dependencyWork: [] });
     });
 
-    it("refuses a commit that is not a commit id or an empty branch, naming the field; nothing changes", async () => {
+    it("refuses a commit that is not a commit id, or a branch that is empty or no git branch name, naming the field; nothing changes", async () => {
       await ctx.store.importPlan(plan("p", [task("A")]));
       const running = await started(ctx.store);
       const badCommit = await caught(completed(ctx.store, running, { branch: "b", commit: "HEAD" }));
@@ -96,6 +96,12 @@ export function describeWorkContract(ctx: ContractContext): void {
       expect((badCommit as InvalidInput).field).toBe("commit");
       const badBranch = await caught(completed(ctx.store, running, { branch: "", commit: COMMIT_A }));
       expect((badBranch as InvalidInput).field).toBe("branch");
+      // A refspec, not a branch: integrate's fetch would write the clone's main with it.
+      const refspec = await caught(
+        completed(ctx.store, running, { branch: "x:refs/heads/main", commit: COMMIT_A }),
+      );
+      expect((refspec as InvalidInput).field).toBe("branch");
+      expect((refspec as InvalidInput).message).toMatch(/^branch is not a git branch name: it holds ":"/);
       expect(await ctx.store.getTask("p", "A")).toMatchObject({ status: "IN_PROGRESS", work: undefined });
       expect(await claimAs(ctx.store, "p", "w2")).toBeUndefined();
     });

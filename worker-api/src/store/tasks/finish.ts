@@ -1,11 +1,11 @@
 import {
   allowedFrom,
-  branchNameSchema,
   commitIdSchema,
   EVENT_TYPES,
   type FailureReport,
   type FinishReport,
   type FinishResult,
+  gitBranchNameProblem,
   InvalidInput,
   type JsonObject,
   type RetryBackoff,
@@ -252,8 +252,14 @@ function assertVerification(value: Verification | undefined): void {
 /** A reported work's branch and commit as the protocol takes them (`branchNameSchema`, `commitIdSchema`). */
 function assertWork(work: TaskWork | undefined): void {
   if (work === undefined) return;
-  const branch = branchNameSchema.safeParse(work.branch);
-  const reason = branch.success ? unstorableReason(work.branch) : "must be 1 to 256 characters";
+  const { branch } = work;
+  const problem = gitBranchNameProblem(branch);
+  const reason =
+    branch.length < 1 || branch.length > 256
+      ? "must be 1 to 256 characters"
+      : problem === undefined
+        ? unstorableReason(branch)
+        : `is not a git branch name: it ${problem}`;
   if (reason !== undefined) throw new InvalidInput("branch", `branch ${reason}`);
   if (!commitIdSchema.safeParse(work.commit).success) {
     throw new InvalidInput("commit", "commit must be a commit id: 40 or 64 lowercase hex digits");
