@@ -37,6 +37,10 @@ export default defineConfig({
                 WHILLY_WORKER_BOOTSTRAP_TOKEN: "workerd-test-bootstrap-token",
                 // The read API's admin token, as docs/deploy-workers.md has the deploy set it.
                 WHILLY_ADMIN_TOKEN: "workerd-test-admin-token-0123",
+                // GitHub Actions OIDC for plan creation, against the test issuer the global setup serves.
+                WHILLY_OIDC_JWKS_URL: inject("oidcJwksUrl"),
+                WHILLY_OIDC_AUDIENCE: "workerd-test-audience",
+                WHILLY_OIDC_REPOSITORIES: "acme/widgets",
                 // A parked claim answers only when woken (no early recheck): a lost wake-up fails a test.
                 WHILLY_CLAIM_TIMEOUT: "30",
                 WHILLY_CLAIM_RECHECK: "30",

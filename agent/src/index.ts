@@ -11,6 +11,7 @@ export {
   type ReleaseSpend,
   type TaskClient,
 } from "./client/task-client.js";
+export * from "./generate/index.js";
 // The runner exports its own previousFailureOf (the prompt's reading of the claim); both read the same.
 export {
   createTaskAttempt,

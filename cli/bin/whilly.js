@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from "node:readline/promises";
 import { endRunningAttempts } from "@whilly/agent";
+import { lineQuestions } from "../dist/ask.js";
 import { announceInterrupt, logUncaught } from "../dist/json-stderr.js";
 import { main, reportUncaught } from "../dist/main.js";
 
@@ -60,5 +61,7 @@ const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   confirm: process.stdin.isTTY ? confirm : undefined,
   interrupt: interrupt.signal,
+  ask: lineQuestions(process.stdin, process.stderr),
+  stdinIsTTY: process.stdin.isTTY === true,
 });
 process.exitCode = code === 0 && outputFailed ? 1 : code;

@@ -18,7 +18,17 @@ export type Io = {
   readonly confirm?: ((question: string) => Promise<boolean>) | undefined;
   /** Aborted on SIGINT or SIGTERM: long commands stop cleanly and exit 130. */
   readonly interrupt?: AbortSignal | undefined;
+  /**
+   * Asks questions one at a time (each written to stderr, answered by a line of stdin) and returns the
+   * answers; `undefined` when stdin ended or `signal` fired first. `undefined` when there is no input.
+   */
+  readonly ask?: Ask | undefined;
+  /** True when stdin is a terminal: `whilly init` then asks its questions unless told `--headless`. */
+  readonly stdinIsTTY?: boolean | undefined;
 };
+
+/** See {@link Io.ask}. */
+export type Ask = (questions: readonly string[], signal?: AbortSignal) => Promise<string[] | undefined>;
 
 /** Text styles whilly uses. */
 export type Style = "red" | "green" | "yellow" | "cyan" | "gray" | "bold" | "dim";

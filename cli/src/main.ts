@@ -1,6 +1,8 @@
 import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
+import { forgeCommand } from "./commands/forge/index.js";
+import { initCommand } from "./commands/init/index.js";
 import { planCommand } from "./commands/plan/index.js";
 import { runCommand } from "./commands/run.js";
 import { serverCommand } from "./commands/server.js";
@@ -51,7 +53,16 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
       throw yargsUsageError(message ?? "invalid command line", usage, suggestion);
     })
     .exitProcess(false);
-  for (const register of [planCommand, runCommand, dbCommand, serverCommand, workerCommand, tokenCommand])
+  for (const register of [
+    initCommand,
+    forgeCommand,
+    planCommand,
+    runCommand,
+    dbCommand,
+    serverCommand,
+    workerCommand,
+    tokenCommand,
+  ])
     register(parser, ctx);
   try {
     // A bare `whilly` shows the help, as whilly 4.x did, rather than a usage error.

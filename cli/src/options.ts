@@ -34,13 +34,19 @@ export function wholeNumberOption(
   });
 }
 
-/** A duration flag in ms. @throws {UsageError} naming the flag, with an example. */
+/** A duration flag in ms, more than 0. @throws {UsageError} naming the flag, with an example. */
 export function durationFlag(raw: unknown, flag: string, example: string): number {
   const text = Array.isArray(raw) ? undefined : String(raw);
   const ms = text === undefined ? undefined : parseDuration(text);
   if (ms !== undefined) return ms;
-  // A well-formed duration too long for a timer: say so, and the longest one taken.
-  if (text !== undefined && tooLong(text)) {
+  const wellFormed = text === undefined ? undefined : wellFormedMs(text);
+  // A well-formed duration that is zero, or too long for a timer: say which, not how to spell it.
+  if (text !== undefined && wellFormed !== undefined && Math.round(wellFormed) < 1) {
+    throw new UsageError(`${flag} must be longer than 0; got '${text}'`, {
+      hint: `give a positive duration, e.g. ${flag} ${example}`,
+    });
+  }
+  if (text !== undefined && wellFormed !== undefined && wellFormed > MAX_DURATION_MS) {
     const longest = Math.floor(MAX_DURATION_MS / 3_600_000);
     throw new UsageError(`${flag} '${text}' is too long: at most ${longest}h (about 24 days)`, {
       hint: `give at most ${longest}h, e.g. ${flag} ${example}`,
@@ -51,12 +57,12 @@ export function durationFlag(raw: unknown, flag: string, example: string): numbe
   });
 }
 
-/** True for a duration's text that is well formed but longer than {@link MAX_DURATION_MS}. */
-function tooLong(text: string): boolean {
+/** The ms of a duration's text as {@link parseDuration} reads it, unbounded; `undefined` when malformed. */
+function wellFormedMs(text: string): number | undefined {
   const shape = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  if (!shape) return false;
+  if (!shape) return undefined;
   const unitMs = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[shape[2] ?? "s"] ?? 1000;
-  return Number(shape[1]) * unitMs > MAX_DURATION_MS;
+  return Number(shape[1]) * unitMs;
 }
 
 /** A text flag given once, not blank; `undefined` when absent. @throws {UsageError} otherwise. */

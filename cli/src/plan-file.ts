@@ -24,21 +24,31 @@ export async function readPlanFile(
   cwd: string,
   warn: (message: string) => void,
 ): Promise<PlanSpec> {
+  const text = await readUtf8File(path, cwd, "plan file");
+  const plan = parsePlanFile(text, path);
+  const warnings = [...instructionWarnings(plan.keptInstructions), ...testStepWarnings(plan.tasks)];
+  for (const message of warnings) warn(`${path}: ${message}`);
+  return plan;
+}
+
+/**
+ * Reads a text file; `what` names it in messages (`plan file`, `Taskmaster file`). A relative `path`
+ * is taken from `cwd`.
+ * @throws {InvalidInput} when it cannot be read, saying why in the system's terms, or is not UTF-8.
+ */
+export async function readUtf8File(path: string, cwd: string, what: string): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readFile(resolve(cwd, path));
   } catch (cause) {
-    const system = describeSystemError(cause, `plan file '${path}'`);
+    const system = describeSystemError(cause, `${what} '${path}'`);
     if (system === undefined) throw cause;
     throw new InvalidInput("file", system.message.replace(/^cannot open /, "cannot read "), {
       hint: system.hint,
       cause,
     });
   }
-  const plan = parsePlanFile(decodeUtf8(bytes, path), path);
-  const warnings = [...instructionWarnings(plan.keptInstructions), ...testStepWarnings(plan.tasks)];
-  for (const message of warnings) warn(`${path}: ${message}`);
-  return plan;
+  return decodeUtf8(bytes, path, what);
 }
 
 /**
@@ -46,7 +56,7 @@ export async function readPlanFile(
  * store the damage, so a file that is not UTF-8 is refused, pointing at the first bad byte.
  * @throws {InvalidInput} when `bytes` is not valid UTF-8.
  */
-function decodeUtf8(bytes: Buffer, path: string): string {
+function decodeUtf8(bytes: Buffer, path: string, what: string): string {
   const text = bytes.toString("utf8");
   if (isUtf8(bytes)) return text;
   const at = text.indexOf("\uFFFD");
@@ -54,7 +64,7 @@ function decodeUtf8(bytes: Buffer, path: string): string {
   const where = `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
   throw new InvalidInput(
     "file",
-    `plan file '${path}' is not UTF-8 text (first bad byte at or before ${where})`,
+    `${what} '${path}' is not UTF-8 text (first bad byte at or before ${where})`,
     {
       hint: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 '${path}' > tasks.utf8.json`,
     },

@@ -14,7 +14,8 @@ export function reportError(io: Pick<Io, "err" | "env">, error: unknown): number
     const count = error.issues.length;
     printError(io, `${error.source}: invalid plan (${count} problem${count === 1 ? "" : "s"}):`);
     for (const issue of error.issues) io.err.write(`  - ${issue.message}\n`);
-    io.err.write("hint: fix the fields named above; docs/plan-format.md describes every field\n");
+    const hint = error.hint ?? "fix the fields named above; docs/plan-format.md describes every field";
+    io.err.write(`hint: ${hint}\n`);
     return exitCodeFor(error);
   }
   if (error instanceof WhillyError) {

@@ -7,6 +7,7 @@ import type { TaskStatus } from "./task-status.js";
 export type WhillyErrorCode =
   | "plan_invalid"
   | "plan_not_found"
+  | "plan_conflict"
   | "task_not_found"
   | "version_conflict"
   | "not_owner"
@@ -56,6 +57,33 @@ export class PlanNotFound extends WhillyError {
     super(`plan '${planId}' not found`, {
       hint: "check the id matches the plan_id you imported (whilly plan list shows them)",
     });
+  }
+}
+
+/**
+ * A plan file names a GitHub issue that another plan was already made from (at most one plan per
+ * issue): `existingPlanId` has `githubIssueRef`, the file's plan is `planId`. Or, for a caller that may
+ * only touch its issue's plan, the stored plan `planId` (= `existingPlanId`) was not made from that
+ * issue. HTTP 409.
+ */
+export class PlanConflict extends WhillyError {
+  readonly code = "plan_conflict";
+  constructor(
+    readonly planId: string,
+    readonly githubIssueRef: string,
+    readonly existingPlanId: string,
+  ) {
+    super(
+      planId === existingPlanId
+        ? `plan '${planId}' is already stored and was not made from github_issue_ref '${githubIssueRef}', so it cannot be this issue's plan`
+        : `github_issue_ref '${githubIssueRef}' already belongs to plan '${existingPlanId}', so plan '${planId}' cannot have it`,
+      {
+        hint:
+          planId === existingPlanId
+            ? "give the issue's plan another plan_id"
+            : `import the plan with "plan_id": "${existingPlanId}" to add to it, or remove the stored plan first (whilly plan reset ${existingPlanId} --hard --yes)`,
+      },
+    );
   }
 }
 
@@ -214,8 +242,12 @@ export class TransportError extends WhillyError {
  * Which secret a request lacked: a worker's bearer (every worker route) or the bootstrap token (only
  * `POST /workers/register`). The HTTP layer turns it into the envelope's `error_code`.
  */
-/** Which secret a 401 is about: a worker's bearer, the bootstrap token, or a read API token. */
-export type Credential = "worker_bearer" | "bootstrap" | "reader";
+/**
+ * Which secret a 401 is about: a worker's bearer, the bootstrap token, a read API token, the token of
+ * a plan-creating caller (the admin token or a GitHub Actions OIDC token), or an OIDC token that its
+ * verification refused (signature, issuer, audience, expiry).
+ */
+export type Credential = "worker_bearer" | "bootstrap" | "reader" | "plan_writer" | "oidc";
 
 /** Missing, malformed, unknown or revoked credentials (HTTP 401). */
 export class Unauthorized extends WhillyError {
@@ -228,7 +260,23 @@ export class Unauthorized extends WhillyError {
   }
 }
 
-/** Valid credentials that may not do this (HTTP 403), e.g. a worker token acting for another worker. */
+/**
+ * Why valid credentials may not do something: a worker token acting for another worker, a read-only
+ * token asked to write, an OIDC token of a repository the control plane does not allow, or of a
+ * repository other than the issue's.
+ */
+export type ForbiddenReason =
+  | "worker_id_mismatch"
+  | "read_only_token"
+  | "repository_not_allowed"
+  | "issue_of_another_repository";
+
+/** Valid credentials that may not do this (HTTP 403); `reason` is the envelope's `error_code`. */
 export class Forbidden extends WhillyError {
   readonly code = "forbidden";
+  readonly reason: ForbiddenReason;
+  constructor(message: string, options?: { reason?: ForbiddenReason; hint?: string; cause?: unknown }) {
+    super(message, options);
+    this.reason = options?.reason ?? "worker_id_mismatch";
+  }
 }

@@ -37,6 +37,28 @@ export type TaskSpec = {
  */
 export type AgentInstructions = { readonly [key: string]: readonly string[] };
 
+/** One of `ORIGIN_KINDS`: an idea, a PRD file, a GitHub issue, a Taskmaster file. */
+export type OriginKind = "idea" | "prd" | "github_issue" | "taskmaster";
+
+/**
+ * Where a plan came from (the plan file's `origin`): `reference` is the idea's slug, the PRD's path,
+ * the issue as `owner/repo/N` or the Taskmaster file; `url` and `title` when known.
+ */
+export type PlanOrigin = {
+  readonly kind: OriginKind;
+  readonly reference: string;
+  readonly url?: string | undefined;
+  readonly title?: string | undefined;
+};
+
+/** A GitHub issue reference, canonical: owner and repository in lower case; `ref` is `owner/repo/N`. */
+export type GithubIssueRef = {
+  readonly owner: string;
+  readonly repo: string;
+  readonly number: number;
+  readonly ref: string;
+};
+
 /** A validated plan file. */
 export type PlanSpec = {
   readonly id: string;
@@ -54,6 +76,13 @@ export type PlanSpec = {
   readonly setup?: string | undefined;
   /** The file's `max_attempts`: the default of its tasks. */
   readonly maxAttempts?: number | undefined;
+  /**
+   * The GitHub issue the plan was made from, `owner/repo/N` in canonical form: at most one plan per
+   * issue (import answers with the plan that has it).
+   */
+  readonly githubIssueRef?: string | undefined;
+  /** Where the plan came from (`init`, forge intake, Taskmaster import). */
+  readonly origin?: PlanOrigin | undefined;
   /** Top-level fields other than `plan_id`, `project`, `tasks` (e.g. `prd_file`), kept for export. */
   readonly extra: JsonObject;
 };
@@ -81,6 +110,10 @@ export type PlanRecord = {
   readonly agentInstructions: AgentInstructions;
   /** See {@link PlanSpec.keptInstructions}. */
   readonly keptInstructions: JsonObject;
+  /** See {@link PlanSpec.githubIssueRef}. */
+  readonly githubIssueRef?: string | undefined;
+  /** See {@link PlanSpec.origin}. */
+  readonly origin?: PlanOrigin | undefined;
   readonly extra: JsonObject;
   readonly createdAt: Date;
 };

@@ -257,8 +257,8 @@ export const taskResponseSchema = z.object({ task: taskPayloadSchema });
 export type TaskResponse = z.infer<typeof taskResponseSchema>;
 
 /**
- * Protocol v1's error envelope. 409 adds `expected_version`, `actual_version` and `actual_status`
- * (null when the task is gone).
+ * Protocol v1's error envelope. A task's 409 adds `expected_version`, `actual_version` and
+ * `actual_status` (null when the task is gone); a plan's 409 (`plan_conflict`) adds `plan_id`.
  */
 export const errorEnvelopeSchema = z.object({
   error_code: z.string(),
@@ -267,6 +267,8 @@ export const errorEnvelopeSchema = z.object({
   expected_version: z.number().int().nullable().optional(),
   actual_version: z.number().int().nullable().optional(),
   actual_status: z.enum(TASK_STATUSES).nullable().optional(),
+  /** `plan_conflict` (409): the plan that already has the file's GitHub issue. */
+  plan_id: z.string().optional(),
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 

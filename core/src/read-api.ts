@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ORIGIN_KINDS } from "./plan/origin.js";
 import { taskPayloadSchema } from "./protocol.js";
 import { TASK_STATUSES } from "./task-status.js";
 
@@ -13,10 +14,23 @@ const usd = z.string().regex(/^\d+\.\d{6}$/);
 /** Tasks counted by status; every status is present, zeros included. */
 export const statusCountsSchema = z.record(z.enum(TASK_STATUSES), z.number().int().nonnegative());
 
-/** One plan with its task counts, budget and spend. */
+/** Where a plan came from (the plan file's `origin`); `url` and `title` are null when unknown. */
+export const planOriginPayloadSchema = z.object({
+  kind: z.enum(ORIGIN_KINDS),
+  reference: z.string(),
+  url: z.string().nullable(),
+  title: z.string().nullable(),
+});
+export type PlanOriginPayload = z.infer<typeof planOriginPayloadSchema>;
+
+/**
+ * One plan with its task counts, budget and spend, and the GitHub issue (`owner/repo/N`) it was made
+ * from (null for none).
+ */
 export const planSummaryPayloadSchema = z.object({
   id: z.string(),
   name: z.string(),
+  github_issue_ref: z.string().nullable(),
   created_at: z.string(),
   /** `null` means unlimited. */
   budget_usd: usd.nullable(),
@@ -26,18 +40,22 @@ export const planSummaryPayloadSchema = z.object({
 });
 export type PlanSummaryPayload = z.infer<typeof planSummaryPayloadSchema>;
 
-/** `GET /api/v1/plans` 200 body, plans ordered by id. */
+/**
+ * `GET /api/v1/plans` 200 body, plans ordered by id; with `?github_issue_ref=owner/repo/N`, only the
+ * plan made from that issue (none or one).
+ */
 export const planListResponseSchema = z.object({ plans: z.array(planSummaryPayloadSchema) });
 export type PlanListResponse = z.infer<typeof planListResponseSchema>;
 
 /**
- * `GET /api/v1/plans/{id}` 200 body: the summary plus whilly 4.x's `github_issue_ref` and `prd_file`
- * (always `null` until plans record them), the agent instructions of the plan file, and its checks:
- * `verify` (commands, `[]` when none), `setup` (a command, `null` when none) and `max_attempts` (the
- * plan's own limit, `null` when unset: tasks then get theirs or 3).
+ * `GET /api/v1/plans/{id}` 200 body: the summary plus where the plan came from (`origin`, null when
+ * the file did not say), whilly 4.x's `prd_file` (the plan file's, null when none), the agent
+ * instructions of the plan file, and its checks: `verify` (commands, `[]` when none), `setup` (a
+ * command, `null` when none) and `max_attempts` (the plan's own limit, `null` when unset: tasks then
+ * get theirs or 3).
  */
 export const planDetailResponseSchema = planSummaryPayloadSchema.extend({
-  github_issue_ref: z.string().nullable(),
+  origin: planOriginPayloadSchema.nullable(),
   prd_file: z.string().nullable(),
   agent_instructions: z.record(z.string(), z.array(z.string())),
   verify: z.array(z.string()),
@@ -73,3 +91,63 @@ export const planEventsResponseSchema = z.object({
   next_after: z.number().int().nonnegative(),
 });
 export type PlanEventsResponse = z.infer<typeof planEventsResponseSchema>;
+
+/**
+ * `POST /api/v1/plans` request body, for the OpenAPI document only: a plan file (docs/plan-format.md).
+ * The route validates it with the plan-file parser, which is the rule; this schema names the main
+ * fields and leaves the rest open, as plan files keep unknown fields.
+ */
+export const planFileSchema = z.looseObject({
+  project: z.string().min(1),
+  plan_id: z.string().min(1).optional(),
+  github_issue_ref: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]*\/[A-Za-z0-9._-]+\/\d+$/)
+    .optional(),
+  origin: z
+    .strictObject({
+      kind: z.enum(ORIGIN_KINDS),
+      reference: z.string().min(1),
+      url: z.string().optional(),
+      title: z.string().optional(),
+    })
+    .optional(),
+  agent_instructions: z.record(z.string(), z.json()).optional(),
+  verify: z.union([z.string(), z.array(z.string())]).optional(),
+  setup: z.string().optional(),
+  max_attempts: z.union([z.number().int(), z.string()]).optional(),
+  tasks: z.array(
+    z.looseObject({
+      id: z.string().min(1),
+      status: z.string().optional(),
+      priority: z.string().optional(),
+      description: z.string().optional(),
+      dependencies: z.array(z.string()).optional(),
+      key_files: z.array(z.string()).optional(),
+      acceptance_criteria: z.array(z.string()).optional(),
+      test_steps: z.array(z.string()).optional(),
+      prd_requirement: z.string().optional(),
+    }),
+  ),
+});
+
+/**
+ * `POST /api/v1/plans` body of 201 (`created: true`, the plan is new) and 200 (`created: false`: a plan
+ * with this id, or made from this GitHub issue, was already stored and is the answer; new tasks in the
+ * file were added, stored ones kept). The lists are task ids, as `whilly plan import --json` prints
+ * them; `plan_changed` names the plan-level fields of the file that differ from the stored plan's;
+ * `task_count` counts the file's tasks; `warnings` are what `whilly plan import` would warn about.
+ */
+export const createPlanResponseSchema = z.object({
+  created: z.boolean(),
+  plan_id: z.string(),
+  github_issue_ref: z.string().nullable(),
+  task_count: z.number().int().nonnegative(),
+  inserted: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  changed: z.array(z.string()),
+  demoted_to_pending: z.array(z.string()),
+  plan_changed: z.array(z.string()),
+  warnings: z.array(z.string()),
+});
+export type CreatePlanResponse = z.infer<typeof createPlanResponseSchema>;

@@ -100,6 +100,11 @@ export const plans = pgTable(
     extra: jsonb("extra").$type<JsonObject>().notNull().default(sql`'{}'::jsonb`),
     /** `owner/repo/N` of the GitHub issue a plan was made from, for intake that must not run twice. */
     githubIssueRef: text("github_issue_ref"),
+    /**
+     * Where the plan came from, the plan file's `origin`: `{kind, reference, url?, title?}` (core's
+     * `PlanOrigin`); NULL when the file said nothing.
+     */
+    origin: jsonb("origin").$type<JsonObject>(),
     prdFile: text("prd_file"),
     /** The plan file's `verify` commands (docs/verification.md); `[]` when none. */
     verify: jsonb("verify").$type<string[]>().notNull().default(sql`'[]'::jsonb`),

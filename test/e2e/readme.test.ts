@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +74,10 @@ describe("the README", () => {
     const home = scratchDir("whilly-home-");
     expect(install(home).code).toBe(0);
     const repo = makeRepo(template);
+    // The worker machine's clone has the remote its DONE work is pushed to (`--push`).
+    const origin = join(scratchDir("whilly-origin-"), "origin.git");
+    execFileSync("git", ["init", "-q", "--bare", origin]);
+    execFileSync("git", ["remote", "add", "origin", origin], { cwd: repo });
     const bootstrap = "readme-bootstrap-token-0123456789";
     const created = await runBin(["plan", "create", "--id", "readme", "--name", "Readme"], {
       cwd: repo,

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { TaskWork } from "@whilly/core";
+import type { TaskWork, Verification } from "@whilly/core";
 import { baseEnv, type CliResult, runCli, scratchDir, withStore } from "./cli.js";
 
 /** Runs git in `dir` with `env`; its trimmed stdout. Throws on a non-zero exit. */
@@ -16,6 +16,12 @@ export function git(env: Record<string, string | undefined>, dir: string, ...arg
 
 /** A task of a plan file written by {@link Clones.importPlan}: its id, priority and dependencies. */
 export type PlanTask = { id: string; priority?: string; dependencies?: string[] };
+
+/** Top-level fields of the plan file {@link Clones.importPlan} writes, besides its tasks. */
+export type PlanFields = { verify?: string[]; setup?: string; project?: string; github_issue_ref?: string };
+
+/** What each task {@link Clones.finish} completes reports besides its work. */
+export type FinishOptions = { costMicroUsd?: number; verification?: Verification };
 
 /**
  * A bare `origin` on `main` with a first commit, a worker's clone that makes and pushes task branches,
@@ -33,13 +39,14 @@ export type Clones = {
    * `base` (a commit or ref; default origin's main), and pushes it to origin.
    */
   work(taskId: string, files: Record<string, string>, base?: string): TaskWork;
-  /** Imports plan `p` with these tasks and the plan-level `verify` and `setup`. */
-  importPlan(tasks: readonly PlanTask[], plan?: { verify?: string[]; setup?: string }): Promise<void>;
+  /** Imports plan `p` with these tasks and the plan-level `verify`, `setup` and other fields. */
+  importPlan(tasks: readonly PlanTask[], plan?: PlanFields): Promise<void>;
   /**
    * Claims and completes tasks as a worker would, in the store's order, each reporting `works[id]`
-   * (`null`: no work reported); stops at the first claimed task not in `works`, which it releases.
+   * (`null`: no work reported) and `finish.costMicroUsd` (default 0); stops at the first claimed task
+   * not in `works`, which it releases.
    */
-  finish(works: Record<string, TaskWork | null>): Promise<void>;
+  finish(works: Record<string, TaskWork | null>, finish?: FinishOptions): Promise<void>;
 };
 
 /** Makes {@link Clones} in scratch directories, with git's configuration kept out of the machine's. */
@@ -106,7 +113,7 @@ export function makeClones(template: string): Clones {
       const imported = await runCli(["plan", "import", file], { cwd: user, env });
       if (imported.code !== 0) throw new Error(`plan import failed: ${imported.err}`);
     },
-    finish: (works) =>
+    finish: (works, finish = {}) =>
       withStore(user, async (store) => {
         await store.upsertWorker({ workerId: "w1", hostname: "box" });
         for (;;) {
@@ -118,7 +125,12 @@ export function makeClones(template: string): Clones {
             return;
           }
           const work = works[task.id] ?? undefined;
-          await store.complete({ ...fence, costMicroUsd: 0, ...(work ? { work } : {}) });
+          await store.complete({
+            ...fence,
+            costMicroUsd: finish.costMicroUsd ?? 0,
+            verification: finish.verification,
+            ...(work ? { work } : {}),
+          });
         }
       }),
   };

@@ -9,6 +9,7 @@ declare global {
       readonly WHILLY_NEON_WS_PROXY: string;
       readonly WHILLY_WORKER_BOOTSTRAP_TOKEN: string;
       readonly WHILLY_ADMIN_TOKEN: string;
+      readonly WHILLY_OIDC_AUDIENCE: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../../worker-api/src/cloudflare/entry-workers.js");

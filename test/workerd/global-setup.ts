@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startNeonWsProxy } from "../../scripts/neon-ws-proxy.mjs";
+import { startTestIssuer } from "../../worker-api/src/auth/testing/oidc-issuer.js";
 import {
   createDatabaseFrom,
   dropDatabase,
@@ -11,11 +12,26 @@ const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
  * Runs once before the workerd project: copies the migrated template into a fresh database and starts
- * the Neon WebSocket proxy in front of the test Postgres; the Worker under test gets both as bindings.
+ * the Neon WebSocket proxy in front of the test Postgres; the Worker under test gets both as bindings,
+ * and the JWKS URL of a test OIDC issuer served here (its signing key goes to the tests).
  * Without Postgres the tests that need it skip with a notice, and under CI (`CI=true`) the run fails.
- * @returns the teardown: stop the proxy, drop the database.
+ * @returns the teardown: stop the proxy and the issuer, drop the database.
  */
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const issuer = await startTestIssuer();
+  project.provide("oidcJwksUrl", issuer.jwksUrl);
+  project.provide("oidcPrivateJwk", issuer.privateJwk);
+  const database = await setupDatabase(project).catch(async (error: unknown) => {
+    await issuer.close();
+    throw error;
+  });
+  return async () => {
+    await database?.();
+    await issuer.close();
+  };
+}
+
+async function setupDatabase(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const adminUrl = process.env.WHILLY_TEST_DATABASE_URL || DEFAULT_URL;
   const problem = await probePostgres(adminUrl);
   if (problem !== undefined) {

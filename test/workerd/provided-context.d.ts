@@ -5,6 +5,10 @@ declare module "vitest" {
     workerdDatabaseUrl: string | null;
     /** `host:port` of the WebSocket-to-TCP proxy the Neon driver reaches Postgres through. */
     neonWsProxy: string | null;
+    /** The JWKS URL of the test OIDC issuer the global setup serves (GitHub Actions' stand-in). */
+    oidcJwksUrl: string;
+    /** The private key (JWK) that issuer signs OIDC tokens with. */
+    oidcPrivateJwk: import("jose").JWK;
   }
 }
 

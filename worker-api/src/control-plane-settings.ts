@@ -11,6 +11,8 @@ import {
   settingsError,
 } from "@whilly/core";
 import type { AppSettings } from "./app/deps.js";
+import type { OidcSettings } from "./auth/oidc.js";
+import { readOidcSettings } from "./auth/oidc-settings.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
 
@@ -41,6 +43,8 @@ export type ControlPlaneSettings = {
     readonly adminToken: string | undefined;
     /** `WHILLY_PUBLIC_READ=1`: the read API answers anyone. */
     readonly publicRead: boolean;
+    /** `WHILLY_OIDC_*`: GitHub Actions workflows that may create plans; undefined when off. */
+    readonly oidc: OidcSettings | undefined;
   };
   /**
    * Values hidden in what the control plane keeps and serves: its tokens, and the environment's
@@ -62,7 +66,10 @@ export type { StringEnv };
  * - `WHILLY_TOKEN_SECRET` (optional, 32+ characters): signs worker bearers; without it the key is
  *   derived from the bootstrap token.
  * - `WHILLY_ADMIN_TOKEN` (optional, {@link MIN_WORKER_SECRET_LENGTH}+ characters, unlike the worker
- *   tokens): reads the read API. `WHILLY_PUBLIC_READ=1` opens the read API to anyone.
+ *   tokens): reads the read API and creates plans. `WHILLY_PUBLIC_READ=1` opens the read API to anyone.
+ * - `WHILLY_OIDC_AUDIENCE`, `WHILLY_OIDC_REPOSITORIES`, `WHILLY_OIDC_JWKS_URL`, `WHILLY_OIDC_ISSUER`,
+ *   `WHILLY_OIDC_JWKS_TIMEOUT` (optional): GitHub Actions workflows that may create plans for their own
+ *   issues (see `readOidcSettings`).
  * - `WHILLY_VISIBILITY_TIMEOUT` (s, default 900, at most a day): a claim's lease, renewed by heartbeats.
  * - `WHILLY_HEARTBEAT_TIMEOUT` (s, default 120): silence after which a worker is offline.
  * - `WHILLY_SWEEP_INTERVAL` (s, default 15): pause between lease and worker sweeps.
@@ -141,6 +148,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       suppressLegacyWarning: env.WHILLY_SUPPRESS_WORKER_TOKEN_WARNING?.trim() === "1",
       adminToken,
       publicRead: publicRead === "1",
+      oidc: readOidcSettings(env, problems),
     },
     secrets: [
       ...new Set(

@@ -111,7 +111,7 @@ describe("createClaudeAgent with the real Claude Code CLI", () => {
       cwd: project,
       timeoutMs: 60_000,
       // Long enough for the CLI to start and send its request on a loaded machine; the model never answers.
-      stallTimeoutMs: 3000,
+      stallTimeoutMs: 5000,
       settings,
       env,
     });

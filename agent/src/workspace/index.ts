@@ -27,7 +27,7 @@ export {
   WHILLY_GIT_IDENTITY,
 } from "./repo.js";
 export { slugOf } from "./slug.js";
-export { markPlan } from "./tip.js";
+export { markPlan, planMark } from "./tip.js";
 export type {
   CommittedWork,
   Delivered,

@@ -73,6 +73,8 @@ describe("JSON reports", () => {
       max_attempts: 1,
       setup: null,
       verify: [],
+      github_issue_ref: null,
+      origin: null,
     });
     expect(show.tasks.map((t: { id: string; cost_usd: string }) => [t.id, t.cost_usd])).toEqual([
       ["M-1", "0.031100"],

@@ -7,10 +7,18 @@ export async function hasCommit(target: IntegrationTarget, commit: string): Prom
   return found.code === 0;
 }
 
-/** How getting a task's commit went: `fetched` says whether the remote was asked. */
+/**
+ * How getting a task's commit went: `fetched` says whether the remote was asked; `missing` whether the
+ * branch could not be fetched, or came without the commit.
+ */
 export type FetchResult =
   | { readonly ok: true; readonly fetched: boolean }
-  | { readonly ok: false; readonly message: string; readonly output_tail: string };
+  | {
+      readonly ok: false;
+      readonly missing: "branch" | "commit";
+      readonly message: string;
+      readonly output_tail: string;
+    };
 
 /**
  * Makes the task's commit present in the clone: kept as is when it already is, else fetched with its
@@ -25,6 +33,7 @@ export async function fetchWork(target: IntegrationTarget, work: TaskWork): Prom
   if (problem !== undefined) {
     return {
       ok: false,
+      missing: "branch",
       message: `the recorded branch ${JSON.stringify(work.branch)} is not a git branch name (it ${problem})`,
       output_tail: "the task's record is damaged: reset the task (whilly plan reset) and run it again",
     };
@@ -34,6 +43,7 @@ export async function fetchWork(target: IntegrationTarget, work: TaskWork): Prom
   if (fetch.code !== 0) {
     return {
       ok: false,
+      missing: "branch",
       message: `could not fetch ${work.branch} from ${remote} (git fetch exit ${fetch.code})`,
       output_tail: outputTail(fetch.stderr.trim()),
     };
@@ -41,6 +51,7 @@ export async function fetchWork(target: IntegrationTarget, work: TaskWork): Prom
   if (await hasCommit(target, work.commit)) return { ok: true, fetched: true };
   return {
     ok: false,
+    missing: "commit",
     message: `${remote}'s ${work.branch} does not hold the recorded commit ${work.commit.slice(0, 12)}`,
     output_tail: "the branch was pushed again since the task was DONE, or the commit was never pushed",
   };

@@ -1,51 +1,25 @@
 import { existsSync } from "node:fs";
-import type { TaskStatus } from "@whilly/core";
+import { planMark } from "@whilly/agent";
+import { dropBranch, lookUpRemoteBranch, onlyOnRemote, type RemoteBranch, startBranch } from "./branch.js";
 import { type CheckSettings, recordVerified, runSetup, runVerify, verifiedCommit } from "./checks.js";
 import { fetchWork, hasCommit } from "./fetch.js";
+import { divergedStop, fetchStop, mergeFailedStop, remoteStop } from "./git-stops.js";
 import { isMerged, mergeCommit } from "./merge.js";
 import type { IntegrationQueue, QueuedTask } from "./order.js";
 import { pushBranch } from "./push.js";
+import type { IntegrationReport } from "./report.js";
 import {
   conflictStop,
-  gitStop,
   noWorkStop,
   type Stop,
   type StopContext,
+  type StopReason,
   setupStop,
   verifyStop,
   worktreeStop,
 } from "./stops.js";
 import { type IntegrationTarget, requireRemote } from "./target.js";
-import {
-  closeWorktree,
-  ensureBranch,
-  markSetupDone,
-  openWorktree,
-  setupDone,
-  worktreeState,
-} from "./worktree.js";
-
-/** What one `plan integrate` run did. */
-export type IntegrationReport = {
-  readonly planId: string;
-  readonly branch: string;
-  /** True when this run made the branch (at the clone's HEAD). */
-  readonly created: boolean;
-  readonly remote: string;
-  /** Tasks merged by this run, in order; `fetched` when the commit came from the remote. */
-  readonly merged: readonly { readonly taskId: string; readonly commit: string; readonly fetched: boolean }[];
-  /** DONE tasks whose commit the branch already held (an earlier run, or the user). */
-  readonly alreadyIn: readonly { readonly taskId: string; readonly commit: string }[];
-  /** DONE tasks not in the branch yet because the run stopped: the one it stopped at (unless merged) and later ones. */
-  readonly notMerged: readonly string[];
-  readonly notDone: readonly { readonly id: string; readonly status: TaskStatus }[];
-  /** The branch's tip when the run ended. */
-  readonly tip: string;
-  readonly pushed: boolean;
-  /** The integration worktree, kept when the run stopped (for the user to finish the work there). */
-  readonly worktree: string | undefined;
-  readonly stop: Stop | undefined;
-};
+import { closeWorktree, markSetupDone, openWorktree, setupDone, worktreeState } from "./worktree.js";
 
 /** Options of {@link integratePlan}. */
 export type IntegrateOptions = {
@@ -74,13 +48,23 @@ export function integratePlan(
   return new IntegrationRun(target, options).run();
 }
 
+/** Stops that leave nothing to finish in the worktree: a branch this run made and merged nothing into goes. */
+const LEAVES_NOTHING: ReadonlySet<StopReason> = new Set([
+  "fetch_failed",
+  "no_work",
+  "setup_failed",
+  "interrupted",
+]);
+
 /** One run of {@link integratePlan}: what it did so far, and whether the worktree is open. */
 class IntegrationRun {
-  private readonly at: StopContext;
   private readonly merged: { taskId: string; commit: string; fetched: boolean }[] = [];
   private readonly alreadyIn: { taskId: string; commit: string }[] = [];
   private reached = 0;
-  private created = false;
+  private createdFrom: string | undefined;
+  private fastForwarded: string | undefined;
+  private remoteBranch: RemoteBranch = { kind: "none" };
+  private ownBranch = false;
   private pushed = false;
   private open = false;
   /** The open worktree's setup ran to its end (a run killed during it left one that was not set up). */
@@ -89,50 +73,104 @@ class IntegrationRun {
   constructor(
     private readonly target: IntegrationTarget,
     private readonly options: IntegrateOptions,
-  ) {
-    this.at = { dir: target.dir, branch: target.branch, rerun: options.rerun };
+  ) {}
+
+  private get at(): StopContext {
+    const { top, dir, branch, remote } = this.target;
+    return { top, dir, branch, remote, rerun: this.options.rerun, ownBranch: this.ownBranch };
   }
 
   async run(): Promise<IntegrationReport> {
-    const stop = (await this.start()) ?? (await this.mergeAll()) ?? (await this.push());
-    if (stop === undefined) await closeWorktree(this.target);
+    if (this.options.queue.done.length === 0) return this.report(undefined);
+    let stop: Stop | undefined;
+    try {
+      stop = (await this.start()) ?? (await this.mergeAll()) ?? (await this.push());
+    } catch (error) {
+      await this.dropIfUnused();
+      throw error;
+    }
+    if (stop === undefined || stop.reason === "push_failed") await closeWorktree(this.target);
+    else if (LEAVES_NOTHING.has(stop.reason)) await this.dropIfUnused();
     return this.report(stop);
   }
 
   /**
-   * Refuses a worktree left mid-merge or with changes, makes the branch if missing, checks the remote
-   * is there when something must be fetched, and verifies a tip the user moved.
+   * Refuses a worktree left mid-merge or with changes, checks the remote is there when something must
+   * be fetched, starts the branch and verifies a tip the user moved.
    */
   private async start(): Promise<Stop | undefined> {
-    const { target, at } = this;
+    const { target, options } = this;
+    this.ownBranch = (await planMark(target.git, target.top, target.branch)) === options.planId;
     const state = await worktreeState(target);
-    if (state.kind === "merging") return conflictStop(at, this.taskOf(state.mergeHead), state.files, false);
-    if (state.kind === "dirty" || state.kind === "other_branch") return worktreeStop(at, state);
+    if (state.kind === "merging")
+      return conflictStop(this.at, this.taskOf(state.mergeHead), state.files, false);
+    if (state.kind === "dirty" || state.kind === "other_branch") return worktreeStop(this.at, state);
     this.open = state.kind !== "absent";
     this.setUp = this.open && (await setupDone(target));
-    const branch = await ensureBranch(target, this.options.planId);
-    this.created = branch.created;
-    let verified = await verifiedCommit(target);
-    if (branch.created || verified === undefined) {
-      await recordVerified(target, branch.tip);
-      verified = branch.tip;
-    }
     const missing: string[] = [];
-    for (const { id, work } of this.options.queue.done)
+    for (const { id, work } of options.queue.done)
       if (work && !(await hasCommit(target, work.commit))) missing.push(id);
     if (missing.length > 0) await requireRemote(target, `to fetch the work of task ${missing.join(", ")}`);
-    if (this.options.checks.verify.length === 0 || branch.tip === verified) return undefined;
-    // A tip past the last verified one (the user's merge or fix): check it before merging onto it.
-    const last = await secondParent(target, branch.tip);
-    const failed = (await this.ensureOpen()) ?? (await runVerify(target, this.options.checks));
+    const begun = await this.beginBranch();
+    return typeof begun === "string" ? this.verifyMovedTip(begun) : begun;
+  }
+
+  /**
+   * Starts the branch, from the remote's when it is missing here (see {@link startBranch}); with
+   * `--push`, stops when the remote's branch has commits this one lacks. The tip, or the stop.
+   */
+  private async beginBranch(): Promise<string | Stop> {
+    const { target, options } = this;
+    const remote = await lookUpRemoteBranch(target);
+    this.remoteBranch = remote;
+    if (remote.kind === "unreachable") {
+      if (options.push) return remoteStop(this.at, remote.message, remote.outputTail);
+      options.progress(`${target.branch}: ${remote.message}; going on with the local branch`);
+    }
+    const branch = await startBranch(target, options.planId, remote, this.open);
+    this.createdFrom = branch.createdFrom;
+    this.fastForwarded = branch.fastForwarded;
+    if (branch.createdFrom !== undefined) this.ownBranch = true;
+    const moved = branch.fastForwarded
+      ? `fast-forwarded to ${branch.fastForwarded}`
+      : `created from ${branch.createdFrom}`;
+    if (branch.fastForwarded || (remote.kind === "found" && branch.createdFrom === remote.ref))
+      options.progress(`${target.branch}: ${moved} (${branch.tip.slice(0, 12)})`);
+    const onlyThere = await onlyOnRemote(target, remote);
+    if (onlyThere === 0 || remote.kind !== "found") return branch.tip;
+    const commits = `${onlyThere} commit${onlyThere === 1 ? "" : "s"}`;
+    options.progress(
+      `${target.branch}: ${remote.ref} has ${commits} ${target.branch} does not (pushed from another clone)`,
+    );
+    if (!options.push) return branch.tip;
+    return (await this.ensureOpen()) ?? divergedStop(this.at, remote.ref, onlyThere);
+  }
+
+  /** Verifies a tip past the last verified one (the user's merge or fix) before merging onto it. */
+  private async verifyMovedTip(tip: string): Promise<Stop | undefined> {
+    const { target, options } = this;
+    const verified = await verifiedCommit(target);
+    if (verified === undefined) await recordVerified(target, tip);
+    if (options.checks.verify.length === 0 || verified === undefined || tip === verified) return undefined;
+    const last = await secondParent(target, tip);
+    const failed = (await this.ensureOpen()) ?? (await runVerify(target, options.checks));
     if (failed === undefined) {
-      this.options.progress(`${target.branch}: verify passed on ${branch.tip.slice(0, 12)}`);
-      await recordVerified(target, branch.tip);
+      options.progress(`${target.branch}: verify passed on ${tip.slice(0, 12)}`);
+      await recordVerified(target, tip);
       return undefined;
     }
     if ("reason" in failed) return failed;
-    this.options.progress(`${target.branch}: verify failed on ${branch.tip.slice(0, 12)}`);
-    return verifyStop(at, last && this.taskOf(last), failed);
+    options.progress(`${target.branch}: verify failed on ${tip.slice(0, 12)}`);
+    return verifyStop(this.at, last && this.taskOf(last), failed);
+  }
+
+  /** Removes the branch (and worktree) this run made when it merged nothing into it. */
+  private async dropIfUnused(): Promise<void> {
+    if (this.createdFrom === undefined || this.merged.length > 0) return;
+    await dropBranch(this.target);
+    this.createdFrom = undefined;
+    this.open = false;
+    this.options.progress(`${this.target.branch}: removed again, as nothing was merged into it`);
   }
 
   private async mergeAll(): Promise<Stop | undefined> {
@@ -156,11 +194,8 @@ class IntegrationRun {
     }
     const fetched = await fetchWork(target, work);
     if (!fetched.ok) {
-      const next = [
-        `check that ${work.branch} is on ${target.remote} (git ls-remote ${target.remote} ${work.branch}), then run again: ${options.rerun}`,
-      ];
       options.progress(`${task.id}: could not get its commit from ${target.remote}`);
-      return gitStop("fetch_failed", task.id, fetched.message, fetched.output_tail, next);
+      return fetchStop(at, task.id, work, fetched);
     }
     const setupFailed = await this.ensureOpen();
     if (setupFailed) return setupFailed;
@@ -174,9 +209,7 @@ class IntegrationRun {
     }
     if (result.kind === "failed") {
       options.progress(`${task.id}: git merge failed`);
-      const message = `git merge of task ${task.id} failed (exit ${result.exit_code}) before merging anything`;
-      const next = [`fix what git says in ${target.dir}, then run again: ${options.rerun}`];
-      return gitStop("merge_failed", task.id, message, result.output_tail, next);
+      return mergeFailedStop(at, task.id, result.exit_code, result.output_tail);
     }
     this.merged.push({ taskId: task.id, commit: work.commit, fetched: fetched.fetched });
     const failed = await runVerify(target, options.checks);
@@ -192,7 +225,7 @@ class IntegrationRun {
 
   private async push(): Promise<Stop | undefined> {
     if (!this.options.push) return undefined;
-    const failed = await pushBranch(this.target);
+    const failed = await pushBranch(this.target, this.at);
     if (failed !== undefined) return failed;
     this.pushed = true;
     this.options.progress(`${this.target.branch}: pushed to ${this.target.remote}`);
@@ -230,7 +263,7 @@ class IntegrationRun {
    * earlier run's, or the user's) and those it does not.
    */
   private async report(stop: Stop | undefined): Promise<IntegrationReport> {
-    const { target, options } = this;
+    const { target, options, remoteBranch } = this;
     const notMerged: string[] = [];
     for (const { id, work } of options.queue.done.slice(this.reached)) {
       if (this.merged.some((m) => m.taskId === id)) continue;
@@ -241,11 +274,15 @@ class IntegrationRun {
     }
     const ref = `refs/heads/${target.branch}`;
     const tip = (await target.git.run(target.top, ["rev-parse", "-q", "--verify", ref])).stdout.trim();
+    const onlyThere = await onlyOnRemote(target, remoteBranch);
     return {
       planId: options.planId,
       branch: target.branch,
-      created: this.created,
+      status: stop ? "stopped" : options.queue.done.length === 0 ? "nothing_to_integrate" : "integrated",
+      createdFrom: this.createdFrom,
+      fastForwarded: this.fastForwarded,
       remote: target.remote,
+      remoteBranch: remoteBranch.kind === "found" ? { ref: remoteBranch.ref, onlyThere } : undefined,
       merged: this.merged,
       alreadyIn: this.alreadyIn,
       notMerged,

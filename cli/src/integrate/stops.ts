@@ -12,6 +12,7 @@ export type StopReason =
   | "no_work"
   | "fetch_failed"
   | "push_failed"
+  | "branch_diverged"
   | "interrupted";
 
 /** Where and why a run stopped, and what the user can do next (`next`, one step a line). */
@@ -28,8 +29,29 @@ export type Stop = {
   readonly next: readonly string[];
 };
 
-/** What the messages of a stop need to know: the worktree, the branch and the command to rerun. */
-export type StopContext = { readonly dir: string; readonly branch: string; readonly rerun: string };
+/** What the messages of a stop need to know: the clone, the worktree, the branch, the remote and the rerun. */
+export type StopContext = {
+  readonly top: string;
+  readonly dir: string;
+  readonly branch: string;
+  readonly remote: string;
+  readonly rerun: string;
+  /** True when the branch is the plan's, made by integrate: abandoning deletes it. */
+  readonly ownBranch: boolean;
+};
+
+/**
+ * The step that gives up the integration: the worktree removed and, for a branch integrate made, the
+ * branch and its verified ref deleted (a run always merges every DONE task, so undoing a merge only
+ * repeats it).
+ */
+export function abandonStep(at: StopContext, what = "or abandon this integration"): string {
+  const worktree = `git -C ${at.top} worktree remove --force ${at.dir}`;
+  if (!at.ownBranch)
+    return `${what}: ${worktree} (${at.branch} is not integrate's own: put it back yourself, git -C ${at.top} reflog show ${at.branch} lists where it was)`;
+  const branch = `git -C ${at.top} branch -D ${at.branch} && git -C ${at.top} update-ref -d refs/whilly/verified/${at.branch}`;
+  return `${what} (removes the worktree and the branch): ${worktree} && ${branch}`;
+}
 
 /** A merge that conflicted, now or in an earlier run, left in progress in the worktree. */
 export function conflictStop(
@@ -50,7 +72,7 @@ export function conflictStop(
     next: [
       `resolve the conflicts in ${at.dir}, then: git -C ${at.dir} add -A && git -C ${at.dir} commit --no-edit`,
       `run again to continue: ${at.rerun}`,
-      `or give up this merge: git -C ${at.dir} merge --abort`,
+      abandonStep(at),
     ],
   };
 }
@@ -67,10 +89,12 @@ export function verifyStop(at: StopContext, taskId: string | undefined, failure:
     step: failure.step,
     exitCode: failure.exit_code,
     outputTail: failure.output_tail,
-    next: [
-      `the merge stays on ${at.branch}: fix it on top in ${at.dir} and commit, then run again (verify runs on your fix first): ${at.rerun}`,
-      `or drop the last merge: git -C ${at.dir} reset --hard HEAD^ (the next run merges the task again)`,
-    ],
+    next: failure.interrupted
+      ? [`run again to check it and go on: ${at.rerun}`, abandonStep(at)]
+      : [
+          `the merge stays on ${at.branch}: fix it on top in ${at.dir} and commit, then run again (verify runs on your fix first): ${at.rerun}`,
+          abandonStep(at),
+        ],
   };
 }
 
@@ -101,6 +125,7 @@ export function worktreeStop(
       next: [
         `commit them (git -C ${at.dir} commit -am 'fix'), or drop them (git -C ${at.dir} reset --hard)`,
         `then run again: ${at.rerun}`,
+        abandonStep(at),
       ],
     };
   }
@@ -109,7 +134,7 @@ export function worktreeStop(
     taskId: undefined,
     message: `the integration worktree ${at.dir} is on ${state.head}, not ${at.branch}`,
     next: [
-      `switch it back (git -C ${at.dir} switch ${at.branch}), or remove it (git worktree remove ${at.dir})`,
+      `switch it back (git -C ${at.dir} switch ${at.branch}), or remove it (git -C ${at.top} worktree remove ${at.dir})`,
       `then run again: ${at.rerun}`,
     ],
   };
@@ -130,7 +155,7 @@ export function noWorkStop(at: StopContext, taskId: string): Stop {
 
 /** Generic stop: a failed git step (fetch, merge, push) with git's words. */
 export function gitStop(
-  reason: "fetch_failed" | "merge_failed" | "push_failed",
+  reason: "fetch_failed" | "merge_failed" | "push_failed" | "branch_diverged",
   taskId: string | undefined,
   message: string,
   outputTail: string,

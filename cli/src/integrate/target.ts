@@ -85,7 +85,7 @@ export async function requireRemote(target: IntegrationTarget, why: string): Pro
   const { git, top, remote } = target;
   if ((await git.run(top, ["remote", "get-url", remote])).code === 0) return;
   throw new ConfigurationError(`the clone at ${top} has no remote '${remote}' (${why})`, {
-    hint: "git remote -v lists its remotes: name one with --remote NAME, or add it: git remote add origin URL",
+    hint: `git -C ${top} remote -v lists its remotes: name one with --remote NAME, or add it: git -C ${top} remote add ${remote} URL`,
   });
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { branchTip, dropWorktree, excludeWhillyDir, isWorktreeAt, markPlan } from "@whilly/agent";
+import { dropWorktree, excludeWhillyDir, isWorktreeAt } from "@whilly/agent";
 import type { IntegrationTarget } from "./target.js";
 
 /**
@@ -35,24 +35,6 @@ export async function worktreeState(target: IntegrationTarget): Promise<Worktree
   const changed = await listed(target, ["diff", "--name-only", "-z", "HEAD"]);
   if (changed.length > 0) return { kind: "dirty", files: changed };
   return { kind: "clean" };
-}
-
-/**
- * The integration branch's tip, creating the branch at the clone's HEAD when it is missing (the user's
- * working tree is not touched), marked as the plan's (`branch.<name>.whillyPlan`), so a later
- * `whilly run` of the plan may build on it.
- */
-export async function ensureBranch(
-  target: IntegrationTarget,
-  planId: string,
-): Promise<{ readonly tip: string; readonly created: boolean }> {
-  const tip = await branchTip(target.git, target.top, target.branch);
-  if (tip !== undefined) return { tip, created: false };
-  await target.git.ok(target.top, ["branch", "--no-track", target.branch, "HEAD"]);
-  await markPlan(target.git, target.top, target.branch, planId);
-  const made = await branchTip(target.git, target.top, target.branch);
-  if (made === undefined) throw new Error(`git branch ${target.branch} made no branch`);
-  return { tip: made, created: true };
 }
 
 /**

@@ -314,6 +314,21 @@ describe("classifyAgentRun: failures", () => {
     expect(outcome.message).toContain("I could not do it.");
   });
 
+  it("the answer rule (plan generation): any non-empty final text succeeds; every other check still applies", () => {
+    const answer = (result: string, extra: Record<string, unknown> = {}) =>
+      classifyAgentRun(
+        run({ stdout: JSON.stringify(resultJson({ result, ...extra })), resultRule: "answer" }),
+      );
+    expect(answer('{"project": "P", "tasks": []}')).toMatchObject({
+      ok: true,
+      message: "the agent answered",
+    });
+    expect(answer("").reason).toBe("empty_result");
+    const denied = [{ tool_name: "Write", tool_use_id: "t1", tool_input: {} }];
+    expect(answer("{}", { permission_denials: denied }).reason).toBe("permission_denied");
+    expect(answer("{}", { is_error: true }).reason).toBe("is_error");
+  });
+
   it("no_marker: the marker quoted earlier in the final message", () => {
     const result = `I will print ${MARKER} when done, but the tests fail.`;
     expect(classifyAgentRun(run({ stdout: JSON.stringify(resultJson({ result })) })).reason).toBe(

@@ -181,6 +181,7 @@ function judgeResult(run: AgentRunReport, json: RawObject, fields: Fields): Verd
   if (resultText === null || resultText.trim() === "") {
     return { reason: "empty_result", message: "the agent finished without a final message" };
   }
+  if (run.resultRule === "answer") return { message: "the agent answered" };
   if (!endsWithCompletionMarker(resultText)) {
     return {
       reason: "no_marker",

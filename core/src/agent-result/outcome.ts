@@ -31,6 +31,12 @@ export type AgentRunReport = {
   readonly now?: Date;
   /** The IANA zone of a reset time printed without one; default this process's zone. */
   readonly hostZone?: string;
+  /**
+   * What a successful run's final text must be: `completion-marker` (a task attempt's, the default) ends
+   * with `<promise>COMPLETE</promise>`; `answer` (plan generation's) is the answer itself, so any
+   * non-empty text passes.
+   */
+  readonly resultRule?: "completion-marker" | "answer";
 };
 
 /**

@@ -2,13 +2,15 @@ import { compareIds } from "../dag/compare.js";
 import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
 import { canonicalJson } from "./canonical-json.js";
 import { joinInstructions } from "./instructions.js";
+import { originToJson } from "./origin.js";
 import { PLAN_FIELDS } from "./parse-plan.js";
 import { TASK_FIELDS } from "./parse-task.js";
 
 /**
  * The plan file whilly writes for `plan export` (docs/plan-format.md, "Export"): top-level `plan_id`,
  * `project`, `tasks`, `agent_instructions` when it has lines or kept values (every key, a one-line
- * string written as a list), `verify` (a list), `setup` and `max_attempts` when set, and the plan's
+ * string written as a list), `verify` (a list), `setup`, `max_attempts`, `github_issue_ref` and `origin`
+ * when set, and the plan's
  * extra fields; every task with its ten always-written fields (`status` upper case, `priority` lower
  * case, current `version`), `max_attempts` when set, plus its extra fields; tasks by id, keys sorted
  * at every level, two-space indent, trailing newline. Parsing the result and exporting again gives
@@ -18,7 +20,16 @@ import { TASK_FIELDS } from "./parse-task.js";
 export function exportPlan(
   plan: Pick<
     PlanSpec,
-    "id" | "name" | "agentInstructions" | "keptInstructions" | "verify" | "setup" | "maxAttempts" | "extra"
+    | "id"
+    | "name"
+    | "agentInstructions"
+    | "keptInstructions"
+    | "verify"
+    | "setup"
+    | "maxAttempts"
+    | "githubIssueRef"
+    | "origin"
+    | "extra"
   >,
   tasks: readonly TaskSpec[],
 ): string {
@@ -33,6 +44,8 @@ export function exportPlan(
   if (plan.verify && plan.verify.length > 0) document.verify = [...plan.verify];
   if (plan.setup !== undefined) document.setup = plan.setup;
   if (plan.maxAttempts !== undefined) document.max_attempts = plan.maxAttempts;
+  if (plan.githubIssueRef !== undefined) document.github_issue_ref = plan.githubIssueRef;
+  if (plan.origin !== undefined) document.origin = originToJson(plan.origin);
   return `${canonicalJson(document)}\n`;
 }
 

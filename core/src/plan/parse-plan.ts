@@ -7,6 +7,7 @@ import { formatPath, IssueList, type TaskScope } from "./issues.js";
 import { findDuplicateKeys } from "./json-duplicates.js";
 import { findJsonSyntaxError } from "./json-syntax.js";
 import { isPlainObject, scanJson, toJson } from "./json-values.js";
+import { planIssueRef, readGithubIssueRef, readOrigin } from "./origin.js";
 import { type ParsedTask, parseTask } from "./parse-task.js";
 import { readMaxAttempts, readSetup, readVerify } from "./run-fields.js";
 import { idProblem, show } from "./text.js";
@@ -20,6 +21,8 @@ export const PLAN_FIELDS = [
   "verify",
   "setup",
   "max_attempts",
+  "github_issue_ref",
+  "origin",
 ] as const;
 
 const KNOWN = new Set<string>(PLAN_FIELDS);
@@ -64,7 +67,8 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
  * string as a one-line list) and `keptInstructions` (every other value, which
  * `instructionWarnings` names). `verify` (a command or a list), `setup` (a command) and `max_attempts`
  * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) become `verify`, `setup` and `maxAttempts`, left
- * out when absent. Statuses are
+ * out when absent. `github_issue_ref` (`owner/repo/N`, made canonical) and `origin` (see `readOrigin`)
+ * become `githubIssueRef` and `origin`; a `github_issue` origin gives the plan its issue reference. Statuses are
  * kept as given (the store decides what an imported `CLAIMED` means).
  * @param planIdOverride replaces the payload's `plan_id` (for generated plans); checked like one.
  * @throws {PlanInvalid} with one issue per problem, each naming the field and the task.
@@ -94,6 +98,12 @@ function readPlan(
   const verify = readVerify(value.verify, report);
   const setup = readSetup(value.setup, report);
   const maxAttempts = readMaxAttempts(value.max_attempts, "plan", report);
+  const origin = readOrigin(value.origin, report);
+  const issueRef = planIssueRef(
+    readGithubIssueRef(value.github_issue_ref, report) ?? undefined,
+    origin ?? undefined,
+    report,
+  );
   const parsed = readTasks(value.tasks, issues);
   if (parsed) checkGraph(parsed, issues);
 
@@ -116,6 +126,8 @@ function readPlan(
     ...(verify ? { verify } : {}),
     ...(setup ? { setup } : {}),
     ...(maxAttempts ? { maxAttempts } : {}),
+    ...(issueRef === undefined ? {} : { githubIssueRef: issueRef }),
+    ...(origin ? { origin } : {}),
     extra,
   };
 }

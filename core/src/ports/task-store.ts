@@ -106,6 +106,22 @@ export type RunningTask = TaskRef & { readonly progress?: AttemptProgress | unde
 /** Options of `TaskStore.importPlan`. */
 export type ImportOptions = {
   readonly onProgress?: ((stored: number, total: number) => void) | undefined;
+  /**
+   * The budget of a plan this import creates, µUSD, set in the same transaction as its rows (`whilly
+   * init --budget`); a plan already stored keeps its own. `undefined` for unlimited.
+   */
+  readonly budgetMicroUsd?: MicroUsd | undefined;
+  /**
+   * Store only a new plan: when the id (or the file's GitHub issue) is stored already, nothing is
+   * written and the answer has `planCreated: false` and no tasks (an intake that lost a race).
+   */
+  readonly createOnly?: boolean | undefined;
+  /**
+   * The caller may only store its issue's plan (an OIDC caller of `POST /api/v1/plans`): a plan stored
+   * under the file's id that was not made from the file's `github_issue_ref` is a `PlanConflict`, and
+   * nothing changes.
+   */
+  readonly issuePlanOnly?: boolean | undefined;
 };
 
 /**
@@ -149,7 +165,10 @@ export interface TaskStore {
   setPlanMaxAttempts(planId: string, maxAttempts: number | undefined): Promise<PlanRecord>;
 
   /**
-   * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`.
+   * Stores a validated plan file (see {@link ImportResult}); idempotent on `plan.id`, and on
+   * `plan.githubIssueRef`: a file naming an issue that already has a plan answers as for that plan's id
+   * (its own id must be that plan's, else `PlanConflict`). Creating a plan that records its
+   * `origin` or issue writes one `plan.created` event in the same transaction as the rows.
    * @param options.onProgress called as the new tasks are written: tasks stored so far, and how many
    *   are new. A large plan takes seconds; this is what a command shows meanwhile.
    */
@@ -157,6 +176,12 @@ export interface TaskStore {
 
   /** @returns the plan, or `undefined` when no plan has this id. */
   getPlan(planId: string): Promise<PlanRecord | undefined>;
+
+  /**
+   * @param ref a canonical `owner/repo/N` (see `parseGithubIssueRef`).
+   * @returns the plan made from that GitHub issue, or `undefined` when none was.
+   */
+  findPlanByIssueRef(ref: string): Promise<PlanRecord | undefined>;
 
   /** Every plan with status counts, by id. */
   listPlans(): Promise<PlanSummary[]>;

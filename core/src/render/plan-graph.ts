@@ -3,7 +3,7 @@ import { detectCycles, formatCycle } from "../dag/cycles.js";
 import { topologicalDepth } from "../dag/depth.js";
 import type { DagTaskWithStatus } from "../dag/graph.js";
 import { blockedTasks } from "../dag/readiness.js";
-import type { TaskWork } from "../model.js";
+import type { PlanOrigin, TaskWork } from "../model.js";
 import type { BlockedTask } from "../ports/task-store.js";
 import { type Priority, TASK_STATUSES, type TaskStatus } from "../task-status.js";
 import { describeAttempts, describeRetry, type TaskAttempts } from "./task-attempts.js";
@@ -23,6 +23,8 @@ export type PlanGraphInput = {
   } & Partial<TaskAttempts>)[];
   /** The plan's `max_attempts`, the limit of tasks without their own. */
   readonly maxAttempts?: number | undefined;
+  /** Where the plan came from: a `From:` line under the title. */
+  readonly origin?: PlanOrigin | undefined;
   /** Tasks waiting on a failed or skipped dependency; computed from `tasks` when left out. */
   readonly blocked?: readonly BlockedTask[] | undefined;
   /** Applied to each `[STATUS     ]` badge; none by default. */
@@ -36,7 +38,8 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
 
 /**
  * Draws a plan for `plan show`: a `Cycle detected: …` line per cycle, if any; the
- * title `Plan: <id> — <name>` over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
+ * title `Plan: <id> — <name>` (and `From: <kind> <reference> — <title> <url>` for a plan that records its
+ * origin) over a rule; one line per task, `[STATUS     ] id  (priority)`, ordered by
  * topological depth then id, followed by `  attempts 1/3` once attempted ({@link describeAttempts}) and
  * `  unverified` for a DONE that rests on the agent's word; under it `    └─ depends on: a, b` for
  * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks, `    ⎇ whilly-tasks/p/a @ 0123abc`
@@ -57,7 +60,9 @@ export function renderPlanGraph(input: PlanGraphInput): string {
   if (cycles.length > 0) lines.push("");
 
   const title = `Plan: ${show(input.planId)} — ${show(input.name)}`;
-  lines.push(title, "─".repeat(Math.max([...title].length, 40)));
+  lines.push(title);
+  if (input.origin) lines.push(originLine(input.origin));
+  lines.push("─".repeat(Math.max([...title].length, 40)));
 
   const depth = topologicalDepth(tasks);
   const statusOf = new Map(tasks.map((task) => [task.id, task.status] as const));
@@ -93,6 +98,13 @@ export function renderPlanGraph(input: PlanGraphInput): string {
 
 function show(text: string): string {
   return terminalText(text, "line");
+}
+
+function originLine(origin: PlanOrigin): string {
+  const parts = [`From: ${origin.kind.replace("_", " ")} ${show(origin.reference)}`];
+  if (origin.title !== undefined) parts.push(`— ${show(origin.title)}`);
+  if (origin.url !== undefined) parts.push(show(origin.url));
+  return parts.join(" ");
 }
 
 function summaryLine(tasks: readonly { readonly status: TaskStatus }[]): string {

@@ -38,7 +38,8 @@ export function newFaultState(now?: () => number): FaultState {
 
 /**
  * Picks the answer for a request: the scripted turn at the request's turn index, of the story for the
- * request's attempt, for the task named in its prompt (else the default script). Stateless except for
+ * request's attempt, for the task named in its prompt, or for the generation request it names
+ * (`generate`), else the default script. Stateless except for
  * `faults`, which counts faults served (so that `times` can stop them) and keeps when each `for_ms`
  * fault began.
  * @param sessionKey the session's id (else the task id): `times` counts per session and turn.
@@ -51,11 +52,11 @@ export function planMove(args: {
   readonly faults: FaultState;
 }): Move {
   const { script, facts, messageId } = args;
-  const scripted =
-    facts.taskId !== undefined && script.tasks !== undefined && Object.hasOwn(script.tasks, facts.taskId)
-      ? script.tasks[facts.taskId]
-      : undefined;
-  const name = scripted && facts.taskId !== undefined ? facts.taskId : "default";
+  const [scripted, found] =
+    facts.generate !== undefined
+      ? [entryOf(script.generate, facts.generate), `generate:${facts.generate}`]
+      : [entryOf(script.tasks, facts.taskId), facts.taskId];
+  const name = scripted && found !== undefined ? found : "default";
   const task = storyOf(scripted ?? script.default ?? NO_SCRIPT, facts.attempt);
 
   if (facts.kind !== "agent") {
@@ -79,7 +80,7 @@ export function planMove(args: {
 
   const vars = {
     cwd: facts.cwd ?? ".",
-    task: facts.taskId ?? "",
+    task: facts.taskId ?? facts.generate ?? "",
     turn: String(facts.turn),
     attempt: String(facts.attempt),
   };
@@ -93,6 +94,14 @@ export function planMove(args: {
     delayMs: turn.delay_ms ?? 0,
     script: name,
   };
+}
+
+/** The entry stored under `key`, if any (own keys only: a task id `constructor` is just an id). */
+function entryOf(
+  entries: Readonly<Record<string, TaskEntry>> | undefined,
+  key: string | undefined,
+): TaskEntry | undefined {
+  return key !== undefined && entries !== undefined && Object.hasOwn(entries, key) ? entries[key] : undefined;
 }
 
 /** The story attempt `attempt` plays: its own, the last one past the end, or the one story. */

@@ -7,6 +7,11 @@ export type RequestFacts = {
   /** The task id from the `Task id:` line of the first user message, if any. */
   readonly taskId: string | undefined;
   /**
+   * The generation request from the `Generate: <name>` line of the first user message (whilly's plan and
+   * PRD prompts, which have no task id), if any. Of the two lines, the first one in the message counts.
+   */
+  readonly generate: string | undefined;
+  /**
    * The attempt from the latest `Attempt: N of M` line in the user messages' text (whilly's prompt and a
    * resumed session's follow-up both have one); 1 when there is none.
    */
@@ -33,6 +38,7 @@ type Block = { type?: unknown; text?: unknown; content?: unknown; tool_use_id?: 
 type Message = { role?: unknown; content?: unknown };
 
 const TASK_ID = /^[\s>*_#-]*Task id:[\s*_`]*([^\s*`]+)/im;
+const GENERATE = /^[\s>*_#-]*Generate:[\s*_`]*([^\s*`]+)/im;
 const CWD = /Primary working directory:\s*(\S[^\n]*)/;
 /** The most of a prompt the fake keeps, in characters. */
 export const PROMPT_LOG_CHARS = 16 * 1024;
@@ -49,14 +55,19 @@ export function readRequest(body: unknown): RequestFacts {
   const firstText = firstUser ? textOf(firstUser.content) : "";
   const systemText = textOf(request.system);
 
-  let kind: RequestFacts["kind"] = toolNames.length === 0 ? "side" : "agent";
+  const task = TASK_ID.exec(firstText);
+  const generation = GENERATE.exec(firstText);
+  const generates = generation !== null && (task === null || generation.index < task.index);
+  // A generation prompt runs with every tool disabled, so "no tools" does not make it a side request.
+  let kind: RequestFacts["kind"] = toolNames.length === 0 && !generates ? "side" : "agent";
   if (firstText.trim() === "Warmup") kind = "warmup";
 
   return {
     kind,
     model: typeof request.model === "string" ? request.model : "unknown-model",
     stream: request.stream === true,
-    taskId: TASK_ID.exec(firstText)?.[1],
+    taskId: generates ? undefined : task?.[1],
+    generate: generates ? generation?.[1] : undefined,
     ...attemptAndTurn(messages),
     cwd: CWD.exec(systemText)?.[1]?.trim() ?? CWD.exec(firstText)?.[1]?.trim(),
     toolNames,

@@ -74,7 +74,7 @@ describe("validateScript on unknown keys", () => {
 
   it("refuses a typo at the top level, naming it and the keys allowed", () => {
     expect(messageOf({ task: { A: { turns: [] } } })).toBe(
-      'task: unknown key "task"; the keys allowed here are tasks, default, side_text, fault',
+      'task: unknown key "task"; the keys allowed here are tasks, generate, default, side_text, fault',
     );
   });
 

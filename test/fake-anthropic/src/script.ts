@@ -1,7 +1,9 @@
 /**
  * The script format of the fake Messages API (docs/fake-model.md). A script maps task ids to the turns
  * the fake model plays; the task id comes from the `Task id: <ID>` line of the session's first user
- * message, so parallel sessions each follow their own story. `default` plays for every other task.
+ * message, so parallel sessions each follow their own story. `generate` maps generation requests (the
+ * `Generate: <name>` line of whilly's plan and PRD prompts) to stories the same way. `default` plays
+ * for every other task.
  * A task may tell a different story per attempt (`attempts`), the attempt read from the latest
  * `Attempt: N of M` line of the request's user messages. Strings may hold `{{cwd}}` (the session's
  * working directory), `{{task}}`, `{{turn}}` and `{{attempt}}`.
@@ -9,7 +11,12 @@
 export type FakeScript = {
   /** Stories by task id. */
   readonly tasks?: Readonly<Record<string, TaskEntry>>;
-  /** Played for sessions whose task id is missing or not in `tasks`. */
+  /**
+   * Stories by generation request (`plan`, `prd`), for prompts with a `Generate: <name>` line instead of a
+   * task id: whilly's plan generation and PRD writing. The attempt comes from the prompt's attempt line.
+   */
+  readonly generate?: Readonly<Record<string, TaskEntry>>;
+  /** Played for sessions whose task id (or generation request) is missing or not scripted. */
   readonly default?: TaskEntry;
   /** The answer to tool-less side requests (titles, bash-prefix checks, path extraction). */
   readonly side_text?: string;
@@ -89,7 +96,7 @@ export class ScriptError extends Error {
 
 /** The keys each object of a script may hold: anything else is a typo the fake would otherwise ignore. */
 const KEYS = {
-  script: ["tasks", "default", "side_text", "fault"],
+  script: ["tasks", "generate", "default", "side_text", "fault"],
   story: ["turns", "fault", "exhausted_text"],
   entry: ["turns", "fault", "exhausted_text", "attempts"],
   turn: ["text", "tool_use", "tool_uses", "usage", "fault", "delay_ms"],
@@ -108,6 +115,10 @@ export function validateScript(value: unknown): FakeScript {
   if (root.tasks !== undefined) {
     const tasks = asObject(root.tasks, "tasks");
     for (const [id, task] of Object.entries(tasks)) checkTask(task, `tasks.${id}`);
+  }
+  if (root.generate !== undefined) {
+    const requests = asObject(root.generate, "generate");
+    for (const [name, entry] of Object.entries(requests)) checkTask(entry, `generate.${name}`);
   }
   if (root.default !== undefined) checkTask(root.default, "default");
   if (root.side_text !== undefined && typeof root.side_text !== "string") {

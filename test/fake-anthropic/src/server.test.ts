@@ -297,7 +297,7 @@ describe("startFakeAnthropic with a script file", () => {
     const file = join(scratch, "typo.json");
     await writeFile(file, JSON.stringify({ task: { "T-1": { turns: [{ text: "hi" }] } } }));
     await expect(startFakeAnthropic({ scriptFile: file })).rejects.toThrow(
-      `task: unknown key "task"; the keys allowed here are tasks, default, side_text, fault (in script file ${file}; see docs/fake-model.md)`,
+      `task: unknown key "task"; the keys allowed here are tasks, generate, default, side_text, fault (in script file ${file}; see docs/fake-model.md)`,
     );
   });
 

@@ -15,7 +15,9 @@ export type RequestLogEntry = {
   readonly kind: "agent" | "side" | "warmup" | "probe" | "other";
   readonly sessionId?: string | undefined;
   readonly taskId?: string | undefined;
-  /** The script played: a task id or `default`. */
+  /** The generation request (`plan`, `prd`) its prompt names on a `Generate:` line, if any. */
+  readonly generate?: string | undefined;
+  /** The script played: a task id, `generate:<name>` or `default`. */
   readonly script?: string | undefined;
   readonly turn?: number | undefined;
   /** The attempt, from the latest `Attempt: N of M` line (1 when none). */
@@ -156,6 +158,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       kind: facts.kind,
       sessionId,
       taskId: facts.taskId,
+      generate: facts.generate,
       script: move.script,
       turn: facts.turn,
       attempt: facts.attempt,

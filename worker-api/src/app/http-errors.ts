@@ -1,9 +1,11 @@
 import {
+  type Credential,
   type ErrorEnvelope,
   errorSummary,
   Forbidden,
   InvalidInput,
   NotOwner,
+  PlanConflict,
   PlanInvalid,
   PlanNotFound,
   TaskNotFound,
@@ -67,21 +69,17 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
   }
   if (err instanceof TaskNotFound) return { status: 404, body: envelope(err.code, err.message, err.taskId) };
   if (err instanceof PlanNotFound) return { status: 404, body: envelope(err.code, err.message, null) };
+  if (err instanceof PlanConflict) {
+    return { status: 409, body: { ...envelope(err.code, err.message, null), plan_id: err.existingPlanId } };
+  }
   if (err instanceof InvalidInput || err instanceof PlanInvalid) {
     return { status: 422, body: envelope(err.code, err.message, null) };
   }
   if (err instanceof Unauthorized) {
-    const code =
-      err.credential === "bootstrap"
-        ? "missing_or_invalid_bootstrap"
-        : err.credential === "reader"
-          ? "missing_or_invalid_read_token"
-          : "missing_or_invalid_bearer";
-    return { status: 401, body: envelope(code, err.message, null) };
+    return { status: 401, body: envelope(UNAUTHORIZED_CODES[err.credential], err.message, null) };
   }
-  // The protocol's one 403: a per-worker bearer acting for another worker id.
-  if (err instanceof Forbidden)
-    return { status: 403, body: envelope("worker_id_mismatch", err.message, null) };
+  // A per-worker bearer acting for another worker id, or a plan creator beyond its rights.
+  if (err instanceof Forbidden) return { status: 403, body: envelope(err.reason, err.message, null) };
   if (err instanceof WhillyError && err.retryable) {
     return { status: 503, body: envelope(err.code, UNAVAILABLE_DETAIL, null) };
   }
@@ -90,6 +88,15 @@ function describeError(err: unknown): { status: ContentfulStatusCode; body: Erro
     body: envelope("internal_error", "internal error; see the control plane's log", null),
   };
 }
+
+/** The 401 envelope's `error_code` for each credential. */
+const UNAUTHORIZED_CODES: Record<Credential, string> = {
+  worker_bearer: "missing_or_invalid_bearer",
+  bootstrap: "missing_or_invalid_bootstrap",
+  reader: "missing_or_invalid_read_token",
+  plan_writer: "missing_or_invalid_plan_token",
+  oidc: "invalid_oidc_token",
+};
 
 function envelope(code: string, detail: string, taskId: string | null): ErrorEnvelope {
   return { error_code: code, detail, task_id: taskId };

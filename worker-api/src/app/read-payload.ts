@@ -14,6 +14,7 @@ export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
   return {
     id: plan.id,
     name: plan.name,
+    github_issue_ref: plan.githubIssueRef ?? null,
     created_at: plan.createdAt.toISOString(),
     budget_usd: plan.budgetMicroUsd === undefined ? null : formatUsd(plan.budgetMicroUsd),
     spent_usd: formatUsd(plan.spentMicroUsd),
@@ -23,15 +24,22 @@ export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
 }
 
 /**
- * `GET /api/v1/plans/{id}`: the summary plus whilly 4.x's plan fields, the agent instructions, and
+ * `GET /api/v1/plans/{id}`: the summary plus the plan's origin, whilly 4.x's `prd_file` (the plan
+ * file's own, kept among its other fields), the agent instructions, and
  * the plan's `verify`, `setup` and own `max_attempts` (`null` when unset, not the default applied).
  */
 export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
   return {
     ...toPlanSummaryPayload(plan),
-    // whilly 4.x's columns for forge intake and the PRD wizard; no whilly command records them yet.
-    github_issue_ref: null,
-    prd_file: null,
+    origin: plan.origin
+      ? {
+          kind: plan.origin.kind,
+          reference: plan.origin.reference,
+          url: plan.origin.url ?? null,
+          title: plan.origin.title ?? null,
+        }
+      : null,
+    prd_file: typeof plan.extra.prd_file === "string" ? plan.extra.prd_file : null,
     agent_instructions: instructionsPayload(plan.agentInstructions),
     verify: [...(plan.verify ?? [])],
     setup: plan.setup ?? null,

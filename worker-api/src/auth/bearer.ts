@@ -6,6 +6,9 @@ const HINTS: Record<Credential, string> = {
   bootstrap: "send 'Authorization: Bearer <token>' with the control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN",
   reader:
     "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN or a token `whilly token create --read-only` printed",
+  plan_writer:
+    "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN, or a GitHub Actions OIDC token for its WHILLY_OIDC_AUDIENCE",
+  oidc: "ask GitHub for a new OIDC token with the audience the control plane's WHILLY_OIDC_AUDIENCE names",
 };
 
 /**

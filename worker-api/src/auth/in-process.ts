@@ -3,7 +3,7 @@ import type { AuthPort } from "../ports/auth.js";
 
 /**
  * Auth for the in-process control plane of `whilly run`: the caller is this process, so worker routes
- * and reads trust it (owner and version checks still apply) and registration is refused.
+ * reads and plan creation trust it (owner and version checks still apply) and registration is refused.
  */
 export const inProcessAuth: AuthPort = {
   screenWorker: async () => {},
@@ -15,4 +15,5 @@ export const inProcessAuth: AuthPort = {
     throw new Unauthorized("registration is not available in-process", { credential: "bootstrap" });
   },
   authenticateReader: async () => {},
+  authenticatePlanWriter: async () => ({ kind: "admin" }),
 };

@@ -1,8 +1,10 @@
-import { ConfigurationError, Unauthorized } from "@whilly/core";
+import { ConfigurationError, Forbidden, Unauthorized } from "@whilly/core";
 import type { AuthPort, Caller, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { readBearer } from "./bearer.js";
 import { warnLegacyTokenOnce } from "./legacy-warning.js";
+import { createOidcVerifier, type OidcSettings } from "./oidc.js";
+import { READ_TOKEN_PREFIX } from "./read-token.js";
 import { sameSecret, sha256Hex } from "./secrets.js";
 import { assertSigningSecret, deriveSigningKey } from "./signing-key.js";
 import { STRONG_SECRET_HOWTO, workerSecretProblem } from "./worker-secrets.js";
@@ -20,6 +22,8 @@ export type TokenAuthOptions = {
   readonly adminToken?: string | undefined;
   /** `WHILLY_PUBLIC_READ=1`: the read API answers anyone, without a token. */
   readonly publicRead?: boolean | undefined;
+  /** `WHILLY_OIDC_*`: GitHub Actions workflows that may create plans; `undefined` for none. */
+  readonly oidc?: OidcSettings | undefined;
   /** `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1`: no warning when the shared token is used. */
   readonly suppressLegacyWarning?: boolean | undefined;
   readonly log?: Logger | undefined;
@@ -42,6 +46,9 @@ export type TokenAuthOptions = {
  * - The read API takes the admin token (compared in constant time) or a read-only token whose SHA-256
  *   is stored and not revoked (looked up per request); with `publicRead`, anyone. A worker bearer or
  *   the bootstrap token is not a read token (see `readerCredential` for the one route a worker reads).
+ * - Plan creation (`POST /api/v1/plans`) takes the admin token, or a GitHub Actions OIDC token (a JWT
+ *   whose `iss` is the configured issuer, verified against the JWKS, audience and allowed repositories:
+ *   see `oidc.ts`); a read-only token gets 403, anything else 401.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
@@ -84,6 +91,7 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
     return key;
   };
   const verified = new VerifiedTokens();
+  const oidc = options.oidc && createOidcVerifier(options.oidc);
   const invalid = () =>
     new Unauthorized("invalid token", {
       hint: "the token is unknown or revoked; register the worker again (whilly worker register)",
@@ -140,12 +148,31 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
       });
     },
 
+    async authenticatePlanWriter(authorization) {
+      const token = readBearer(authorization, "plan_writer");
+      if (adminToken !== undefined && (await sameSecret(token, adminToken))) return { kind: "admin" };
+      if (oidc?.claims(token)) return { kind: "oidc", ...(await oidc.verify(token)) };
+      if (token.startsWith(READ_TOKEN_PREFIX)) {
+        throw new Forbidden("a read-only token cannot create plans", {
+          reason: "read_only_token",
+          hint: "use the control plane's WHILLY_ADMIN_TOKEN",
+        });
+      }
+      throw new Unauthorized(
+        `invalid token: creating plans takes the admin token${oidc ? " or a GitHub Actions OIDC token" : ""}`,
+        { credential: "plan_writer", hint: HINTS_FOR_PLAN_WRITERS },
+      );
+    },
+
     async issueWorkerToken(workerId) {
       const token = await mintWorkerToken(await signingKey(), workerId);
       return { token, tokenHash: await sha256Hex(token) };
     },
   };
 }
+
+const HINTS_FOR_PLAN_WRITERS =
+  "use the control plane's WHILLY_ADMIN_TOKEN, or a GitHub Actions OIDC token when it sets WHILLY_OIDC_AUDIENCE and WHILLY_OIDC_REPOSITORIES";
 
 /** What checking a bearer's signature established: the worker it names and the hash it is stored under. */
 type VerifiedToken = { readonly subject: string; readonly tokenHash: string };

@@ -15,6 +15,13 @@ export type Caller = {
   readonly registersWorkers?: boolean;
 };
 
+/**
+ * Who may create plans (`POST /api/v1/plans`): the holder of the admin token (any plan), or a GitHub
+ * Actions workflow proven by its OIDC token, which may only touch the issues of its own `repository`
+ * (`owner/repo`, lower case).
+ */
+export type PlanWriter = { readonly kind: "admin" } | { readonly kind: "oidc"; readonly repository: string };
+
 /** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
 export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };
 
@@ -52,4 +59,12 @@ export type AuthPort = {
    * not unlock every plan's text and output (the plan summary route lets a live worker in besides).
    */
   authenticateReader(authorization: string | undefined, store: Store): Promise<void>;
+  /**
+   * `POST /api/v1/plans` (and an OIDC caller's issue lookup): the admin token, or, when configured, a
+   * GitHub Actions OIDC token of an allowed repository. Never a worker's bearer, the bootstrap token
+   * or a read-only token (403 `read_only_token`); public reads do not open it.
+   * @throws {Unauthorized} (`plan_writer`; `oidc` for an OIDC token its verification refused)
+   * @throws {Forbidden} (`read_only_token`, `repository_not_allowed`)
+   */
+  authenticatePlanWriter(authorization: string | undefined): Promise<PlanWriter>;
 };

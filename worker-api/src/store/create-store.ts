@@ -8,7 +8,7 @@ import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-work
 import { ping } from "./ping.js";
 import { createPlan } from "./plans/create-plan.js";
 import { importPlan } from "./plans/import-plan.js";
-import { getPlan, listPlans } from "./plans/read-plans.js";
+import { findPlanByIssueRef, getPlan, listPlans } from "./plans/read-plans.js";
 import { resetPlan } from "./plans/reset-plan.js";
 import { setPlanBudget } from "./plans/set-budget.js";
 import { setPlanMaxAttempts } from "./plans/set-max-attempts.js";
@@ -74,6 +74,7 @@ export function createStore(
     createPlan: write(createPlan),
     importPlan: write(importPlan),
     getPlan: read(getPlan),
+    findPlanByIssueRef: read(findPlanByIssueRef),
     listPlans: read(listPlans),
     listTasks: read(listTasks),
     listBlocked: read(listBlocked),

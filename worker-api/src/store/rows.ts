@@ -4,6 +4,7 @@ import {
   type EventRecord,
   formatUsd,
   type MicroUsd,
+  type PlanOrigin,
   type PlanRecord,
   type Priority,
   parseUsd,
@@ -79,6 +80,8 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     setup: row.setup ?? undefined,
     maxAttempts: row.maxAttempts ?? undefined,
     ...storedInstructions(row.agentInstructions),
+    ...(row.githubIssueRef === null ? {} : { githubIssueRef: row.githubIssueRef }),
+    ...(row.origin === null ? {} : { origin: row.origin as unknown as PlanOrigin }),
     extra: row.extra,
     createdAt: row.createdAt,
   };

@@ -4,6 +4,7 @@ import { describeBlockedContract } from "./contract/blocked.contract.js";
 import { describeBudgetContract } from "./contract/budget.contract.js";
 import { describeClaimLostContract } from "./contract/claim-lost.contract.js";
 import { describeClaimContract } from "./contract/claims.contract.js";
+import { describeCreateOnlyContract } from "./contract/create-only.contract.js";
 import { describeEventContract } from "./contract/events.contract.js";
 import { describeFencingContract } from "./contract/fencing.contract.js";
 import type { ContractContext } from "./contract/helpers.contract.js";
@@ -11,6 +12,7 @@ import { describeKeyFileContract } from "./contract/key-files.contract.js";
 import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
+import { describeOriginContract } from "./contract/origin.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
@@ -43,6 +45,8 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     });
 
     describePlanContract(ctx);
+    describeOriginContract(ctx);
+    describeCreateOnlyContract(ctx);
     describeClaimContract(ctx);
     describeFencingContract(ctx);
     describeMoneyContract(ctx);

@@ -40,6 +40,7 @@ function describeSweeps(name: string, open: () => Promise<Store>) {
       const sweeper = startSweeper({
         withStore: (use) => use(store),
         intervalMs: 60_000,
+        firstSweepDelayMs: 60_000,
         heartbeatTimeoutMs: 60_000,
       });
       try {
@@ -109,6 +110,7 @@ function describeSweeps(name: string, open: () => Promise<Store>) {
       const sweeper = startSweeper({
         withStore: (use) => use(store),
         intervalMs: 60_000,
+        firstSweepDelayMs: 60_000,
         heartbeatTimeoutMs: 400,
         events,
       });
@@ -147,6 +149,7 @@ function describeSweeps(name: string, open: () => Promise<Store>) {
       const sweeper = startSweeper({
         withStore: (use) => use(store),
         intervalMs: 60_000,
+        firstSweepDelayMs: 60_000,
         heartbeatTimeoutMs: 60_000,
         coordinator,
       });

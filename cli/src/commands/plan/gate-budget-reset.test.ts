@@ -163,6 +163,7 @@ describe("whilly plan create", () => {
       {
         id: "capped plan",
         name: "Capped",
+        github_issue_ref: null,
         created_at: expect.any(String),
         task_count: 0,
         counts: { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 },
@@ -181,6 +182,8 @@ describe("whilly plan create", () => {
       verify: [],
       setup: null,
       max_attempts: null,
+      github_issue_ref: null,
+      origin: null,
     });
   });
 });

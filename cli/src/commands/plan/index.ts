@@ -7,6 +7,7 @@ import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
 import { integrateCommand } from "./integrate.js";
 import { listCommand } from "./list.js";
+import { prCommand } from "./pr.js";
 import { resetCommand } from "./reset.js";
 import { showCommand } from "./show.js";
 
@@ -23,12 +24,13 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
       budgetCommand,
       listCommand,
       integrateCommand,
+      prCommand,
     ]) {
       register(p, ctx);
     }
     return p.demandCommand(
       1,
-      "name a plan verb: import, apply, create, export, show, reset, budget, list or integrate",
+      "name a plan verb: import, apply, create, export, show, reset, budget, list, integrate or pr",
     );
   });
 }

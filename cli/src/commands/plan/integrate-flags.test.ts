@@ -16,6 +16,7 @@ describe("whilly plan integrate: flags and configuration (exit 2)", () => {
       ["--verify-timeout", "soon"],
       "error: --verify-timeout must be a duration like 90s, 30m or 1h; got 'soon'",
     ],
+    [["--verify-timeout", "0"], "error: --verify-timeout must be longer than 0; got '0'"],
     [["--into", ""], "error: --into is empty"],
     [["--remote=--upload-pack=x"], "error: --remote '--upload-pack=x' is not a remote name"],
     [["--repo", "a", "--repo", "b"], "error: --repo was given 2 times; give it once"],
@@ -64,6 +65,8 @@ describe("whilly plan integrate: flags and configuration (exit 2)", () => {
     const push = await c.whilly("plan", "integrate", "nope", "--push", "--remote", "upstream");
     expect(push.code).toBe(2);
     expect(push.err).toContain("has no remote 'upstream' (--push pushes the branch there)");
+    expect(push.err).toContain(`git -C ${c.user} remote add upstream URL`);
+    expect(push.err).not.toContain("origin");
 
     const mine = await c.whilly("plan", "integrate", "nope", "--into", "main");
     expect(mine.code).toBe(2);

@@ -14,8 +14,8 @@ import { durationFlag, textFlag } from "../../options.js";
  * `whilly plan integrate <plan_id>`: merges the DONE tasks' work (the branch and commit each worker
  * reported) in dependency order into `whilly/<plan-slug>` or `--into`, in a worktree of the clone,
  * with the plan's verify after each merge; stops at the first conflict or failure and continues on a
- * rerun (docs/integrate.md). Exit 0 when every DONE task is in, 1 when it stopped, 2 for usage or
- * configuration.
+ * rerun (docs/integrate.md). Exit 0 when every DONE task is in (or none is DONE: nothing to
+ * integrate), 1 when it stopped, 2 for usage or configuration.
  */
 export function integrateCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
@@ -26,7 +26,8 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
         .positional("plan_id", { type: "string", demandOption: true })
         .option("into", {
           type: "string",
-          describe: "branch to merge into, made from HEAD when missing (default whilly/<plan-slug>)",
+          describe:
+            "branch to merge into, made from the remote's branch of that name, else HEAD, when missing (default whilly/<plan-slug>)",
         })
         .option("push", {
           type: "boolean",

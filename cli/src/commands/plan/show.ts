@@ -70,12 +70,13 @@ export function planShowText(
     blocked,
     color,
     maxAttempts: plan.maxAttempts,
+    origin: plan.origin,
   });
 }
 
 /**
  * The JSON of `plan show --json`: the plan (budget and spend in USD, `verify`, `setup`, its own
- * `max_attempts` or null), every task (attempts used, its effective `max_attempts`, `verification`
+ * `max_attempts` or null, `github_issue_ref` and `origin` or null), every task (attempts used, its effective `max_attempts`, `verification`
  * null unless DONE, `branch` and full `commit` of its work or null, a retry's `not_before` as ISO text or
  * null, `last_failure` as stored or null) and the blocked tasks.
  */
@@ -94,6 +95,8 @@ export function planShowJson(
       verify: plan.verify ?? [],
       setup: plan.setup ?? null,
       max_attempts: plan.maxAttempts ?? null,
+      github_issue_ref: plan.githubIssueRef ?? null,
+      origin: plan.origin ?? null,
     },
     tasks: tasks.map((t) => ({
       id: t.id,

@@ -2,6 +2,7 @@ import {
   claimRequestSchema,
   claimResponseSchema,
   completeRequestSchema,
+  createPlanResponseSchema,
   errorEnvelopeSchema,
   failRequestSchema,
   healthResponseSchema,
@@ -9,6 +10,7 @@ import {
   heartbeatResponseSchema,
   planDetailResponseSchema,
   planEventsResponseSchema,
+  planFileSchema,
   planListResponseSchema,
   planTasksResponseSchema,
   registerRequestSchema,
@@ -40,6 +42,8 @@ const SCHEMAS = {
   PlanDetailResponse: planDetailResponseSchema,
   PlanTasksResponse: planTasksResponseSchema,
   PlanEventsResponse: planEventsResponseSchema,
+  PlanFile: planFileSchema,
+  CreatePlanResponse: createPlanResponseSchema,
 } as const;
 
 /** A component name of {@link componentSchemas}. */

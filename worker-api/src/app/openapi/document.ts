@@ -27,7 +27,7 @@ export function buildOpenApiDocument(): JsonSchema {
       title: "whilly control plane",
       version: PROTOCOL_VERSION,
       description:
-        "Worker protocol v1 and the read API. Errors use the envelope `{error_code, detail, task_id}`; see docs/protocol.md.",
+        "Worker protocol v1, the read API and plan creation. Errors use the envelope `{error_code, detail, task_id}`; see docs/protocol.md.",
     },
     paths,
     components: {
@@ -44,6 +44,18 @@ export function buildOpenApiDocument(): JsonSchema {
           type: "http",
           scheme: "bearer",
           description: "The control plane's WHILLY_WORKER_BOOTSTRAP_TOKEN; accepted by registration only.",
+        },
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The control plane's WHILLY_ADMIN_TOKEN.",
+        },
+        githubOidc: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description:
+            "A GitHub Actions OIDC token (issuer https://token.actions.githubusercontent.com, RS256) whose `aud` is the control plane's WHILLY_OIDC_AUDIENCE and whose `repository` is in its WHILLY_OIDC_REPOSITORIES; only for the issues of that repository.",
         },
         readToken: {
           type: "http",
@@ -70,11 +82,14 @@ function operationObject(op: Operation): Record<string, unknown> {
       in: "query",
       required: false,
       description: q.description,
-      schema: {
-        type: "integer",
-        minimum: q.minimum,
-        ...(q.maximum === undefined ? {} : { maximum: q.maximum }),
-      },
+      schema:
+        q.pattern === undefined
+          ? {
+              type: "integer",
+              minimum: q.minimum ?? 0,
+              ...(q.maximum === undefined ? {} : { maximum: q.maximum }),
+            }
+          : { type: "string", pattern: q.pattern },
     })),
   ];
   const responses: Record<string, unknown> = {};
@@ -106,4 +121,6 @@ const SECURITY: Record<OperationAuth, Record<string, string[]>[]> = {
   bootstrap: [{ bootstrapToken: [] }],
   reader: [{ readToken: [] }],
   reader_or_worker: [{ readToken: [] }, { workerBearer: [] }],
+  reader_or_oidc: [{ readToken: [] }, { githubOidc: [] }],
+  plan_writer: [{ adminToken: [] }, { githubOidc: [] }],
 };

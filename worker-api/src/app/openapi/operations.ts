@@ -1,18 +1,29 @@
 import type { ComponentName } from "./components.js";
 
-/** Which credential an operation takes. */
-/** `reader`: the admin token or a read-only token; `reader_or_worker` takes a live worker bearer too. */
-export type OperationAuth = "none" | "worker" | "bootstrap" | "reader" | "reader_or_worker";
+/**
+ * Which credential an operation takes. `reader`: the admin token or a read-only token;
+ * `reader_or_worker` takes a live worker bearer too; `reader_or_oidc` a GitHub Actions OIDC token too;
+ * `plan_writer`: the admin token or a GitHub Actions OIDC token.
+ */
+export type OperationAuth =
+  | "none"
+  | "worker"
+  | "bootstrap"
+  | "reader"
+  | "reader_or_worker"
+  | "reader_or_oidc"
+  | "plan_writer";
 
 /** A response: its description and, unless it has no body, the component schema of the body. */
 export type OperationResponse = { readonly description: string; readonly body?: ComponentName };
 
-/** A query parameter (path parameters are read from the path). */
+/** A query parameter (path parameters are read from the path): a whole number, or a string by pattern. */
 export type QueryParameter = {
   readonly name: string;
   readonly description: string;
-  readonly minimum: number;
+  readonly minimum?: number;
   readonly maximum?: number;
+  readonly pattern?: string;
 };
 
 /** One route of the control plane, as the OpenAPI document describes it. */
@@ -49,6 +60,11 @@ const unavailable: OperationResponse = {
   body: E,
 };
 const planMissing: OperationResponse = { description: "`plan_not_found`.", body: E };
+const oidc403: OperationResponse = {
+  description:
+    "`repository_not_allowed` (the OIDC token's repository is not in WHILLY_OIDC_REPOSITORIES) or `issue_of_another_repository` (the issue is not of the token's repository).",
+  body: E,
+};
 
 /** The task transition routes share their errors. */
 function transition(
@@ -177,11 +193,71 @@ export const OPERATIONS: readonly Operation[] = [
     method: "get",
     path: "/api/v1/plans",
     operationId: "listPlans",
-    summary: "Every plan with task counts, budget and spend",
-    auth: "reader",
+    summary: "Every plan with task counts, budget and spend; or the plan of one GitHub issue",
+    description:
+      "With `github_issue_ref`, only the plan made from that issue (none or one). That lookup also takes a GitHub Actions OIDC token, for an issue of the token's own repository.",
+    auth: "reader_or_oidc",
+    query: [
+      {
+        name: "github_issue_ref",
+        description: "`owner/repo/N`: only the plan made from this issue (case-blind).",
+        pattern: "^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+/[0-9]+$",
+      },
+    ],
     responses: {
       200: { description: "Plans by id.", body: "PlanListResponse" },
       401: reader401,
+      403: oidc403,
+      422: invalid,
+      503: unavailable,
+    },
+  },
+  {
+    method: "post",
+    path: "/api/v1/plans",
+    operationId: "createPlan",
+    summary: "Store a plan file, as `whilly plan import` does",
+    description:
+      "The body is a plan file (docs/plan-format.md), validated by the plan-file parser. 201 when the plan is new; 200 `created: false` when a plan with this id, or made from this GitHub issue, is already stored (new tasks added, stored ones kept). An OIDC caller may only store the plan of an issue of its own repository.",
+    auth: "plan_writer",
+    request: "PlanFile",
+    query: [
+      {
+        name: "budget_usd",
+        description:
+          "The spend cap of a plan this request creates, USD (`5`, `12.50`); a stored plan keeps its own.",
+        pattern: "^[0-9]+(\\.[0-9]+)?$",
+      },
+      {
+        name: "create_only",
+        description:
+          "`true`: when the plan (or the issue's plan) is stored already, change nothing and answer 200 `created: false` (an intake that lost a race).",
+        pattern: "^(true|false)$",
+      },
+    ],
+    responses: {
+      200: { description: "The plan was already stored.", body: "CreatePlanResponse" },
+      201: { description: "The plan is new.", body: "CreatePlanResponse" },
+      401: {
+        description:
+          "`missing_or_invalid_plan_token` (not the admin token nor an OIDC token), or `invalid_oidc_token` (its signature, issuer, audience or expiry is refused). Carries `WWW-Authenticate`.",
+        body: E,
+      },
+      403: {
+        description: `\`read_only_token\`: read tokens cannot write. ${oidc403.description}`,
+        body: E,
+      },
+      409: {
+        description:
+          "`plan_conflict`: the GitHub issue already has a plan under another id (named in `plan_id`), or an OIDC caller's plan id is taken by a plan not made from its issue. Nothing changed.",
+        body: E,
+      },
+      413: { description: "`payload_too_large`: the body is over 1 MiB.", body: E },
+      422: {
+        description:
+          "`invalid_input`: the plan breaks the plan-file rules; `detail` lists every problem, each naming its field.",
+        body: E,
+      },
       503: unavailable,
     },
   },

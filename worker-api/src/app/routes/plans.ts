@@ -4,6 +4,7 @@ import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
 import { readerCredential } from "../reader.js";
+import { authorizeIssueLookup, createPlanHandler } from "./plan-create.js";
 
 /** Default and largest page of `GET /api/v1/plans/{id}/events`. */
 export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
@@ -12,14 +13,29 @@ export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
  * The read API for people and dashboards, under `/api/v1/plans`. It serves task text and agents'
  * output, so the app lets only readers in (the admin token or a read-only token, or anyone when the
  * operator made reads public; see docs/protocol.md); a worker's bearer reads only the plan summary
- * (`GET /api/v1/plans/{id}`), which it checks its plan with. Plan ids are percent-encoded in
+ * (`GET /api/v1/plans/{id}`), which it checks its plan with; a GitHub Actions OIDC caller only looks
+ * up the plan of an issue of its repository (`GET /api/v1/plans?github_issue_ref=owner/repo/N`).
+ * `POST /api/v1/plans` stores a plan file (see `createPlanHandler`). Plan ids are percent-encoded in
  * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
  */
 export function planRoutes(deps: AppDeps) {
   const reader = readerCredential(deps);
   return new Hono()
-    .get("/", reader, async (c) => {
-      const plans = await deps.withStore((store) => store.listPlans());
+    .post("/", createPlanHandler(deps))
+    .get("/", async (c) => {
+      const raw = c.req.query("github_issue_ref");
+      let ref: string | undefined;
+      if (raw === undefined) {
+        const authorization = c.req.header("authorization");
+        await deps.withStore((store) => deps.auth.authenticateReader(authorization, store));
+      } else {
+        ref = await authorizeIssueLookup(deps, c, raw);
+      }
+      const plans = await deps.withStore(async (store) => {
+        if (ref !== undefined && !(await store.findPlanByIssueRef(ref))) return [];
+        const all = await store.listPlans();
+        return ref === undefined ? all : all.filter((plan) => plan.githubIssueRef === ref);
+      });
       return c.json({ plans: plans.map(toPlanSummaryPayload) });
     })
     .get("/:planId", readerCredential(deps, { workers: true }), async (c) => {

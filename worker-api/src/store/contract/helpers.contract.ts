@@ -46,6 +46,8 @@ export function plan(id: string, tasks: TaskSpec[], options: Partial<PlanSpec> =
     ...(options.verify === undefined ? {} : { verify: options.verify }),
     ...(options.setup === undefined ? {} : { setup: options.setup }),
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    ...(options.githubIssueRef === undefined ? {} : { githubIssueRef: options.githubIssueRef }),
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   };
 }
 

@@ -14,6 +14,19 @@ import {
 /** Import, plan creation, listing, reset, and plan identity. */
 export function describePlanContract(ctx: ContractContext): void {
   describe("importPlan", () => {
+    it("sets the budget of a plan it creates, in the same statement; a stored plan keeps its own", async () => {
+      const created = await ctx.store.importPlan(plan("p", [task("A")]), { budgetMicroUsd: 2_500_000 });
+      expect(created.plan.budgetMicroUsd).toBe(2_500_000);
+      const again = await ctx.store.importPlan(plan("p", [task("A")]), { budgetMicroUsd: 9 });
+      expect(again.plan.budgetMicroUsd).toBe(2_500_000);
+      expect(
+        await caught(ctx.store.importPlan(plan("q", [task("A")]), { budgetMicroUsd: -1 })),
+      ).toMatchObject({
+        field: "budgetMicroUsd",
+      });
+      expect(await ctx.store.getPlan("q")).toBeUndefined();
+    });
+
     it("reset failed puts only FAILED tasks back to PENDING with a fresh set of attempts, keeping spend", async () => {
       await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C", { deps: ["A"] })], ONE_ATTEMPT));
       await ctx.store.upsertWorker({ workerId: "w1", hostname: "h" });

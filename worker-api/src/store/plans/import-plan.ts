@@ -22,6 +22,14 @@ import { signalReady } from "../ready/signal-ready.js";
 import { type PlanRow, type TaskRow, toNumeric, toPlanRecord } from "../rows.js";
 import { assertStorable } from "../text.js";
 import { lockPlan } from "./add-spend.js";
+import { assertAmount } from "./create-plan.js";
+import {
+  assertIssuePlan,
+  assertIssueRefFree,
+  originColumns,
+  originDifferences,
+  planCreatedEvents,
+} from "./plan-origin.js";
 import { jsonEqual, sameTaskSpec } from "./same-task-spec.js";
 import { assertMaxAttempts } from "./set-max-attempts.js";
 
@@ -30,41 +38,34 @@ const TASK_BATCH = 500;
 const EDGE_BATCH = 5000;
 
 /**
- * Stores a validated plan file (call inside a transaction). The plan is created when absent; a plan
- * made empty by `plan create` takes the file's `agent_instructions` and extra fields. Tasks the plan does
+ * Stores a validated plan file (call inside a transaction). The plan is created when absent (with one
+ * `plan.created` event when the file records its origin or issue); a plan made empty by `plan create`
+ * takes the file's `agent_instructions`, extra fields, issue and origin. A file naming a GitHub issue
+ * that a plan already has is that plan's import: idempotent like an existing id. Tasks the plan does
  * not hold yet are inserted with one `task.created` `{priority, dependencies}` event each; an imported
  * `CLAIMED` or `IN_PROGRESS` becomes `PENDING`, since no worker holds it. Stored tasks are left as they
  * are (status, version and spend are queue state) and reported as changed when the file's spec differs.
+ * `options.budgetMicroUsd` is the budget of a plan this import creates (a stored plan keeps its own);
+ * with `options.createOnly` a stored plan is left as it is and no task is added to it.
  * A new task's unfinished-dependency counter counts its dependencies that are not `DONE`, stored or new;
  * the plan row lock keeps a concurrent complete from changing a stored dependency meanwhile.
  * @throws {PlanInvalid} when a dependency is neither in the file nor stored.
+ * @throws {PlanConflict} when the file's issue belongs to a plan with another id.
  * @throws {InvalidInput} for text Postgres cannot store (named by field).
  */
 export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions = {}): Promise<ImportResult> {
   assertPlanStorable(plan);
+  assertAmount("budgetMicroUsd", options.budgetMicroUsd);
   const [inserted] = await tx
     .insert(plans)
-    .values({
-      id: plan.id,
-      name: plan.name,
-      agentInstructions: copyInstructions(plan),
-      extra: plan.extra,
-      reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
-      ...attemptSettings(plan),
-    })
-    .onConflictDoNothing({ target: plans.id })
+    .values(planColumns(plan, options))
+    // No target: a plan that already has the id, or the file's GitHub issue, stores nothing.
+    .onConflictDoNothing()
     .returning();
-  let planRow: PlanRow = inserted ?? (await lockPlan(tx, plan.id));
-  // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
-  if (!inserted && plan.reserveMicroUsd !== undefined) {
-    await tx
-      .update(plans)
-      .set({ reserveUsd: toNumeric(plan.reserveMicroUsd) })
-      .where(eq(plans.id, plan.id));
-  }
-  const filled = !inserted && isBlank(planRow);
-  if (filled) planRow = await fillPlanContext(tx, plan);
-  const planChanged = inserted || filled ? [] : planDifferences(planRow, plan);
+  if (!inserted && options.createOnly === true) return untouched(await storedPlan(tx, plan, options));
+  const { row: planRow, changed: planChanged } = inserted
+    ? { row: inserted, changed: [] }
+    : await existingPlan(tx, plan, options);
 
   const stored = await tx.select().from(tasks).where(eq(tasks.planId, plan.id));
   const storedById = new Map<string, TaskRow>(stored.map((row) => [row.id, row]));
@@ -76,15 +77,15 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
 
   await insertTasks(tx, plan.id, fresh, statusOf, options.onProgress);
   if (fresh.some((task) => isReady(task, statusOf))) await signalReady(tx, [plan.id]);
-  await insertEvents(
-    tx,
-    fresh.map((task) => ({
+  await insertEvents(tx, [
+    ...(inserted ? planCreatedEvents(plan) : []),
+    ...fresh.map((task) => ({
       planId: plan.id,
       taskId: task.id,
       eventType: EVENT_TYPES.taskCreated,
       payload: { priority: task.priority, dependencies: [...task.dependencies] },
     })),
-  );
+  ]);
 
   const changed: string[] = [];
   const unchanged: string[] = [];
@@ -103,6 +104,62 @@ export async function importPlan(tx: Db, plan: PlanSpec, options: ImportOptions 
   };
 }
 
+/** The plans row a new plan gets. */
+function planColumns(plan: PlanSpec, options: ImportOptions) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    agentInstructions: copyInstructions(plan),
+    extra: plan.extra,
+    reserveUsd: plan.reserveMicroUsd === undefined ? null : toNumeric(plan.reserveMicroUsd),
+    budgetUsd: options.budgetMicroUsd === undefined ? null : toNumeric(options.budgetMicroUsd),
+    ...attemptSettings(plan),
+    ...originColumns(plan),
+  };
+}
+
+/**
+ * The stored plan a file names again, locked: checked against the file's issue, its reservation set from
+ * the file, its context filled in when it was a blank plan; `changed` lists what the file says otherwise.
+ */
+async function existingPlan(
+  tx: Db,
+  plan: PlanSpec,
+  options: ImportOptions,
+): Promise<{ row: PlanRow; changed: string[] }> {
+  const row = await storedPlan(tx, plan, options);
+  // A file's `reserve_usd` is the operator's latest word on the reservation (docs/claim.md).
+  if (plan.reserveMicroUsd !== undefined) {
+    await tx
+      .update(plans)
+      .set({ reserveUsd: toNumeric(plan.reserveMicroUsd) })
+      .where(eq(plans.id, plan.id));
+  }
+  if (isBlank(row)) return { row: await fillPlanContext(tx, plan), changed: [] };
+  return { row, changed: planDifferences(row, plan) };
+}
+
+/** The stored plan a file names again, locked, after checking the file's issue may name it. */
+async function storedPlan(tx: Db, plan: PlanSpec, options: ImportOptions): Promise<PlanRow> {
+  await assertIssueRefFree(tx, plan);
+  const row = await lockPlan(tx, plan.id);
+  if (options.issuePlanOnly) assertIssuePlan(row, plan);
+  return row;
+}
+
+/** The answer of a `createOnly` import that found the plan stored: nothing written. */
+function untouched(row: PlanRow): ImportResult {
+  return {
+    plan: toPlanRecord(row),
+    planCreated: false,
+    inserted: [],
+    unchanged: [],
+    changed: [],
+    demotedToPending: [],
+    planChanged: [],
+  };
+}
+
 /** The file's plan-level fields, by their file names, that say something else than the stored plan. */
 function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   const differs: string[] = [];
@@ -111,6 +168,7 @@ function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   if (!jsonEqual(row.verify, [...(plan.verify ?? [])])) differs.push("verify");
   if ((row.setup ?? undefined) !== plan.setup) differs.push("setup");
   if ((row.maxAttempts ?? undefined) !== plan.maxAttempts) differs.push("max_attempts");
+  differs.push(...originDifferences(row, plan));
   if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
   return differs;
 }
@@ -195,6 +253,7 @@ function assertPlanStorable(plan: PlanSpec): void {
   assertStorable(plan.name, "project");
   assertStorable(copyInstructions(plan), "agent_instructions");
   assertStorable(plan.extra, "plan");
+  assertStorable(originColumns(plan).origin, "origin");
   for (const task of plan.tasks) {
     const at = `tasks[${JSON.stringify(task.id)}]`;
     assertStorable(task.id, `${at}.id`);
@@ -238,7 +297,9 @@ function isBlank(row: PlanRow): boolean {
     Object.keys(storedInstructions(row)).length === 0 &&
     Object.keys(row.extra).length === 0 &&
     row.verify.length === 0 &&
-    row.setup === null
+    row.setup === null &&
+    row.githubIssueRef === null &&
+    row.origin === null
   );
 }
 
@@ -249,6 +310,7 @@ async function fillPlanContext(tx: Db, plan: PlanSpec): Promise<PlanRow> {
       agentInstructions: copyInstructions(plan),
       extra: plan.extra,
       ...attemptSettings(plan),
+      ...originColumns(plan),
       // An attempt limit `--max-attempts` stored stays unless the file names one.
       ...(plan.maxAttempts === undefined ? { maxAttempts: undefined } : {}),
     })

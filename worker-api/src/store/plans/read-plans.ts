@@ -10,6 +10,15 @@ export async function getPlan(db: Db, planId: string): Promise<PlanRecord | unde
   return row && toPlanRecord(row);
 }
 
+/**
+ * @param ref a canonical `owner/repo/N` (core's `parseGithubIssueRef`).
+ * @returns the plan made from this GitHub issue, or `undefined` when none was.
+ */
+export async function findPlanByIssueRef(db: Db, ref: string): Promise<PlanRecord | undefined> {
+  const [row] = await db.select().from(plans).where(eq(plans.githubIssueRef, ref));
+  return row && toPlanRecord(row);
+}
+
 /** Every plan, by id, with its tasks counted by status (every status present, zeros included). */
 export async function listPlans(db: Db): Promise<PlanSummary[]> {
   const rows = await db.select().from(plans).orderBy(asc(plans.id));

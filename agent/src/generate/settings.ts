@@ -1,0 +1,42 @@
+import { isAbsolute, resolve } from "node:path";
+import { durationSetting, parseClaudeSettings } from "../runner/settings.js";
+import type { GenerationAgent } from "./ask-model.js";
+
+/** The most one generation call may take when `WHILLY_GENERATE_TIMEOUT` is unset: 15 minutes. */
+export const DEFAULT_GENERATE_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * How generation runs the agent, read from the environment as the worker reads its runner settings:
+ * `CLAUDE_BIN`, `WHILLY_MODEL` (unless `model` is given), `WHILLY_CLAUDE_PROXY_URL`,
+ * `WHILLY_CLAUDE_NO_PROXY`, `WHILLY_CLAUDE_KILL_GRACE_MS`, and `WHILLY_GENERATE_TIMEOUT` (the most
+ * one call may take: seconds, or with a unit such as `90s` or `20m`; default 15 minutes).
+ * @param options.secrets values to hide besides the environment's own (a database password).
+ * @param options.cwd the caller's directory: a relative `CLAUDE_BIN` path (`./bin/claude`) is taken from
+ *   it, since the agent runs in a scratch directory.
+ * @throws {ConfigurationError} naming the variable when a value is invalid.
+ */
+export function generationAgentFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  options: {
+    readonly model?: string | undefined;
+    readonly secrets?: readonly string[] | undefined;
+    readonly cwd?: string | undefined;
+  } = {},
+): GenerationAgent {
+  const settings = parseClaudeSettings(env);
+  const timeout = env.WHILLY_GENERATE_TIMEOUT?.trim();
+  const bin = settings.claudeBin;
+  return {
+    claudeBin: bin.includes("/") && !isAbsolute(bin) ? resolve(options.cwd ?? ".", bin) : bin,
+    model: options.model ?? settings.model,
+    env,
+    proxyUrl: settings.proxyUrl,
+    noProxy: settings.noProxy,
+    timeoutMs:
+      timeout === undefined || timeout === ""
+        ? DEFAULT_GENERATE_TIMEOUT_MS
+        : durationSetting(timeout, "WHILLY_GENERATE_TIMEOUT", { unitMs: 1000, units: true }),
+    killGraceMs: settings.killGraceMs,
+    secrets: options.secrets,
+  };
+}
