@@ -64,9 +64,12 @@ export function controlPlaneDestination(
   // An OIDC token is set for this one purpose (the Action); an admin token may be set for others.
   const token = env.WHILLY_OIDC_TOKEN?.trim() || env.WHILLY_ADMIN_TOKEN?.trim();
   if (!token) {
-    throw new ConfigurationError("--connect needs a credential: WHILLY_OIDC_TOKEN or WHILLY_ADMIN_TOKEN", {
-      hint: "set WHILLY_ADMIN_TOKEN to the server's admin token, or WHILLY_OIDC_TOKEN to a GitHub Actions OIDC token",
-    });
+    throw new ConfigurationError(
+      "--connect needs a credential, WHILLY_OIDC_TOKEN or WHILLY_ADMIN_TOKEN, and neither is set",
+      {
+        hint: "set WHILLY_ADMIN_TOKEN to the server's admin token, or WHILLY_OIDC_TOKEN to a GitHub Actions OIDC token",
+      },
+    );
   }
   const problems: SettingsProblem[] = [];
   const timeoutMs = readDuration(
