@@ -7,6 +7,7 @@ import {
   issueTarget,
   MAX_PROMPT_COMMENTS,
   refusal,
+  refusalHint,
 } from "./issue.js";
 import { commentBody } from "./issue-updates.js";
 
@@ -41,6 +42,12 @@ describe("forge intake's issue", () => {
       "issue acme/widgets/7 is closed",
     );
     expect(refusal(open, target, "plan-me")).toBe("issue acme/widgets/7 does not have the label 'plan-me'");
+  });
+
+  it("says to reopen a closed issue (not to label it) and to label an open one without the label", () => {
+    const closed = { ...open, state: "CLOSED" };
+    expect(refusalHint(closed, "whilly-pending")).toBe("reopen it, or pass --force to take it in anyway");
+    expect(refusalHint(open, "plan-me")).toBe("label it plan-me, or pass --force to take it in anyway");
   });
 
   it("fences title, body and each comment as pieces; an empty body says so; extra comments are counted", () => {

@@ -103,6 +103,12 @@ export function refusal(issue: ForgeIssue, target: IssueTarget, label: string): 
   return undefined;
 }
 
+/** What to do about a {@link refusal}: reopen a closed issue, label an unlabelled one; or `--force`. */
+export function refusalHint(issue: ForgeIssue, label: string): string {
+  const fix = issue.state !== "OPEN" ? "reopen it" : `label it ${label}`;
+  return `${fix}, or pass --force to take it in anyway`;
+}
+
 /** Whether the issue carries `label` (any case). */
 export function hasLabel(issue: ForgeIssue, label: string): boolean {
   return issue.labels.some((l) => l.toLowerCase() === label.toLowerCase());

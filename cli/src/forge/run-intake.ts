@@ -24,6 +24,7 @@ import {
   issueTarget,
   readIssue,
   refusal,
+  refusalHint,
 } from "./issue.js";
 import { updateIssue } from "./issue-updates.js";
 import { type IntakeReport, printReport } from "./report.js";
@@ -110,11 +111,7 @@ async function intake(ctx: CliContext, args: IntakeArgs): Promise<number> {
   const issue = await readIssue(gh, target);
   const why = refusal(issue, target, label);
   if (why !== undefined && !args.force) {
-    printError(
-      io,
-      `${why}; not taken in`,
-      `pass --force to take it in anyway, or reopen it and label it ${label}`,
-    );
+    printError(io, `${why}; not taken in`, refusalHint(issue, label));
     return EXIT.failed;
   }
   if (why !== undefined) printWarning(io, `${why}; taken in anyway (--force)`);

@@ -176,6 +176,6 @@ function ghMissing(purpose: string): ConfigurationError {
 function notLoggedIn(said: string): ConfigurationError {
   const first = said.trim().split("\n")[0] ?? "";
   return new ConfigurationError(`gh is not logged in to GitHub${first ? ` (gh: ${first})` : ""}`, {
-    hint: "run gh auth login, or set GH_TOKEN to a token that may push and open pull requests",
+    hint: "run gh auth login, or set GH_TOKEN to a token of the repository (docs/forge.md and docs/pr.md say which access each command needs)",
   });
 }
