@@ -20,14 +20,15 @@ describe("lineQuestions (the wizard's questions on stdin)", () => {
     expect(shown()).toBe("1? 2? ");
   });
 
-  it("waits for each answer after its question, and gives undefined when the input ends early", async () => {
+  it("waits for each answer after its question; input that ends early skips the questions left", async () => {
     const { input, ask, shown } = streams();
-    const answers = ask(["1? ", "2? "]);
+    const answers = ask(["1? ", "2? ", "3? "]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(shown()).toBe("1? ");
     input.write("one\n");
     input.end();
-    expect(await answers).toBeUndefined();
+    expect(await answers).toEqual(["one", "", ""]);
+    expect(shown()).toBe("1? 2? \n");
   });
 
   it("gives undefined when interrupted while waiting", async () => {
