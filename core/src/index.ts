@@ -1,4 +1,5 @@
 export * from "./agent-result/index.js";
+export * from "./agents/index.js";
 export * from "./attempts/index.js";
 export * from "./control-url.js";
 export * from "./dag/index.js";

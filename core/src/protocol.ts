@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { agentNameSchema, modelNameSchema, tagNameSchema } from "./agents/index.js";
 import { VERIFICATIONS } from "./attempts/index.js";
 import { gitBranchNameProblem } from "./git-branch.js";
 import { formatUsd, MAX_MICRO_USD, parseUsd } from "./money.js";
@@ -41,6 +42,16 @@ export const taskPayloadSchema = z.object({
   branch: z.string().nullable().optional(),
   /** That branch's commit when the task was DONE; `null` when none was reported. */
   commit: z.string().nullable().optional(),
+  /**
+   * The agent this attempt runs on: in a claim reply, chosen by the control plane from force, fallback,
+   * task, plan and the worker's `--agent` (`chooseAgent`); elsewhere the task's own `agent`. Older
+   * servers omit it.
+   */
+  agent: z.string().nullable().optional(),
+  /** The model this attempt runs (claim reply) or the task's own `model`; `null`: the agent's default. */
+  model: z.string().nullable().optional(),
+  /** Tags a worker must advertise to be handed this task (docs/agents.md#routing). */
+  required_tags: z.array(z.string()).optional(),
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
@@ -54,6 +65,11 @@ export const planPayloadSchema = z.object({
   verify: z.array(z.string()).optional(),
   /** The plan's `setup` command, run in each new worktree; `null` when none. */
   setup: z.string().nullable().optional(),
+  /** The plan's `agent` and `model` (docs/agents.md#choosing); `null` or absent when it names none. */
+  agent: z.string().nullable().optional(),
+  model: z.string().nullable().optional(),
+  /** Agents a task may move to when its agent is refused for a usage limit, in order. */
+  fallback_agents: z.array(z.string()).optional(),
 });
 export type PlanPayload = z.infer<typeof planPayloadSchema>;
 
@@ -65,6 +81,25 @@ export const claimRequestSchema = z.strictObject({
   worker_id: id,
   plan_id: id,
   start: z.boolean().optional(),
+  /**
+   * What this worker can run now (docs/agents.md#routing): the agents it found working, less any that
+   * a usage limit paused, and its tags. Absent (older workers): `claude` and no tags.
+   */
+  capabilities: z
+    .strictObject({
+      agents: z.array(agentNameSchema).max(64),
+      tags: z.array(tagNameSchema).max(256),
+    })
+    .optional(),
+  /** The worker's `--agent`/`--model` and `--force-agent`/`--force-model`, for `chooseAgent`. */
+  choice: z
+    .strictObject({
+      agent: agentNameSchema.optional(),
+      model: modelNameSchema.optional(),
+      force_agent: agentNameSchema.optional(),
+      force_model: modelNameSchema.optional(),
+    })
+    .optional(),
 });
 export type ClaimRequest = z.infer<typeof claimRequestSchema>;
 

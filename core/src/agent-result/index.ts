@@ -10,6 +10,7 @@ export type {
   AgentUnavailableKind,
   AgentUsage,
   PermissionDenial,
+  RawAgentResult,
 } from "./outcome.js";
 export { OUTPUT_TAIL_BYTES, outputTail, storableText, utf8Tail } from "./text.js";
 export { AGENT_UNAVAILABLE_HINTS, agentUnavailable } from "./unavailable.js";

@@ -125,3 +125,12 @@ export type AgentOutcome = {
   /** The end of what the agent printed (stderr, errors, then the result or raw stdout), at most 4 KiB of UTF-8. */
   readonly outputTail: string;
 };
+
+/**
+ * An agent run's result in the shape the shared classifier reads, Claude Code's result object: `type:
+ * "result"`, `subtype` (`success`, `error_max_turns`, `error_during_execution`, ...), `is_error`, `result`
+ * (the final text), `total_cost_usd`, `num_turns`, `duration_ms`, `session_id`, `usage` (`input_tokens`,
+ * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`), `errors` (strings),
+ * `permission_denials`, `api_error_status`. Other agents' adapters fold their output into it.
+ */
+export type RawAgentResult = { readonly [key: string]: unknown };

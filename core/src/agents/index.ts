@@ -1,0 +1,13 @@
+export {
+  AGENT_NAME,
+  type AgentChoice,
+  type AgentLevel,
+  type AgentLevels,
+  agentNameSchema,
+  chooseAgent,
+  DEFAULT_AGENT,
+  MODEL_NAME,
+  modelNameSchema,
+  TAG_NAME,
+  tagNameSchema,
+} from "./choice.js";
