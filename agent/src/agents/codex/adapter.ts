@@ -87,9 +87,9 @@ export function createCodexAdapter(
     resumes,
     answers: true,
     unavailableHints: {
-      auth:
-        "run `codex login` (or set OPENAI_API_KEY, or the env_key of the model provider in $CODEX_HOME/config.toml) for the user whilly runs as, then run again",
-      install: "install the Codex CLI (npm install -g @openai/codex) or set CODEX_BIN to its path, then run again",
+      auth: "run `codex login` (or set OPENAI_API_KEY, or the env_key of the model provider in $CODEX_HOME/config.toml) for the user whilly runs as, then run again",
+      install:
+        "install the Codex CLI (npm install -g @openai/codex) or set CODEX_BIN to its path, then run again",
     },
     argv: (invocation) => codexArgv(bin, invocation, resumes),
     env: (base) => ({ ...base }),
@@ -107,7 +107,8 @@ export function createCodexAdapter(
  */
 export function codexArgv(bin: string, invocation: AgentInvocation, resumes = false): string[] {
   const { prompt, model, cwd, resumeSessionId } = invocation;
-  if (invocation.mode === "answer") return [bin, "exec", ...ANSWER_FLAGS, "-C", cwd, "-m", model, "--", prompt];
+  if (invocation.mode === "answer")
+    return [bin, "exec", ...ANSWER_FLAGS, "-C", cwd, "-m", model, "--", prompt];
   if (resumes && resumeSessionId !== undefined && resumeSessionId !== "") {
     return [bin, "exec", "resume", ...TASK_FLAGS, "-m", model, "--", resumeSessionId, prompt];
   }

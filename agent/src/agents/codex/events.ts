@@ -53,7 +53,9 @@ export function fieldsOf(value: unknown): { readonly [key: string]: unknown } {
 }
 
 /** The `item` of an `item.started` / `item.updated` / `item.completed` event, with its `type`. */
-export function itemOf(event: CodexEvent): { readonly type: string; readonly [key: string]: unknown } | undefined {
+export function itemOf(
+  event: CodexEvent,
+): { readonly type: string; readonly [key: string]: unknown } | undefined {
   if (!event.type.startsWith("item.")) return undefined;
   const item = fieldsOf(event.item);
   return typeof item.type === "string" ? (item as { type: string }) : undefined;

@@ -1,5 +1,4 @@
 export { type CodexAdapterOptions, codexArgv, createCodexAdapter, DEFAULT_CODEX_MODEL } from "./adapter.js";
-export { type CodexOutput, type CodexUsage, foldCodexRun } from "./result.js";
 export {
   type CodexPrice,
   type CodexPriceTable,
@@ -8,4 +7,5 @@ export {
   PRICES_VARIABLE,
   priceOf,
 } from "./prices.js";
+export { type CodexOutput, type CodexUsage, foldCodexRun } from "./result.js";
 export { CodexStream } from "./stream.js";

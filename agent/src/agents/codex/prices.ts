@@ -114,6 +114,7 @@ export function codexCost(
     };
   }
   const cached = Math.min(tokens.cached, tokens.input);
-  const micro = (tokens.input - cached) * price.input + cached * price.cached_input + tokens.output * price.output;
+  const micro =
+    (tokens.input - cached) * price.input + cached * price.cached_input + tokens.output * price.output;
   return { usd: micro / 1_000_000 };
 }

@@ -47,7 +47,11 @@ type Fold = {
  * by exit code); output cut in the middle of an event is a failure, never a success.
  * @param model the model the run used, for its price.
  */
-export function foldCodexRun(output: CodexOutput, model: string, prices: CodexPriceTable): RawAgentResult | undefined {
+export function foldCodexRun(
+  output: CodexOutput,
+  model: string,
+  prices: CodexPriceTable,
+): RawAgentResult | undefined {
   const { events, cut } = readEvents(output.stdout);
   if (events.length === 0) return undefined;
   const fold: Fold = {
