@@ -32,6 +32,23 @@ describe("limitResetTime: the next such wall time in the named zone", () => {
     expect(limitResetTime(text, NOW)?.toISOString()).toBe(iso);
   });
 
+  it.each([
+    ["You’ve hit your usage limit. Try again at 6:06 PM.", "2026-12-02T18:06:00.000Z"],
+    ["You’ve hit your usage limit. Try again at 11:50 PM.", "2026-12-01T23:50:00.000Z"],
+    ["You’ve hit your usage limit. Try again at Dec 3rd, 2026 6:06 PM.", "2026-12-03T18:06:00.000Z"],
+    ["Rate limit reached for gpt-5-codex. Please try again in 2.4s.", "2026-12-01T22:47:02.400Z"],
+    ["rate limit exceeded: try again in 6m0s", "2026-12-01T22:53:00.000Z"],
+    ["Please try again in 20ms.", "2026-12-01T22:47:00.020Z"],
+    ["limit resets in 3 hours 20 minutes", "2026-12-02T02:07:00.000Z"],
+    ["try again in 1h, 2m and 3s", "2026-12-01T23:49:03.000Z"],
+  ])("Codex and OpenAI: %s → %s", (text, iso) => {
+    expect(limitResetTime(text, NOW, "UTC")?.toISOString()).toBe(iso);
+  });
+
+  it.each(["try again in a moment", "try again in 0s", "Try again later."])("no reset time in %s", (text) => {
+    expect(limitResetTime(text, NOW, "UTC")).toBeUndefined();
+  });
+
   it("reads a time without a zone in the host's zone", () => {
     const text = "Claude Max usage limit reached. Your limit will reset at 12am.";
     expect(limitResetTime(text, NOW, "Europe/Berlin")?.toISOString()).toBe("2026-12-01T23:00:00.000Z");
@@ -89,6 +106,27 @@ describe("providerLimit", () => {
     ["a timeout", result({}), "Request timed out"],
   ])("not limited: %s", (_name, json, text) => {
     expect(providerLimit(json, [text], NOW)).toBeUndefined();
+  });
+
+  it.each([
+    ["Codex's usage limit", "You’ve hit your usage limit. Try again later."],
+    ["Codex's retries given up on a 429", "exceeded retry limit, last status: 429 Too Many Requests"],
+    [
+      "Codex's rate limit (response.failed)",
+      "rate limit exceeded: Rate limit reached. Please try again in 1.5s.",
+    ],
+    ["OpenAI's error code", "unexpected status 429: rate_limit_exceeded"],
+  ])("limited: %s", (_name, text) => {
+    expect(providerLimit(result({}), [text], NOW)).toMatchObject({ message: text });
+  });
+
+  it("Codex's usage limit counts without a result JSON, with its reset in the host's local time", () => {
+    const text = "You’ve hit your usage limit. Try again at 6:06 PM.";
+    expect(providerLimit(undefined, [text], NOW, "UTC")).toEqual({
+      message: text,
+      until: new Date("2026-12-02T18:06:00Z"),
+    });
+    expect(providerLimit(undefined, ['{"type":"usage_limit_reached"}'], NOW)).toBeDefined();
   });
 
   it("without a result JSON, only a usage-limit message counts", () => {

@@ -1,4 +1,5 @@
 import type { RawObject } from "./find-result.js";
+import { resetAfter } from "./reset-after.js";
 
 /**
  * A provider's refusal for a usage or rate limit, after the CLI's own retries: not the task's failure.
@@ -19,14 +20,18 @@ const LIMIT_ERROR_TYPES = new Set(["rate_limit_error", "overloaded_error"]);
  * `5-hour limit reached`, `You're out of extra usage · resets 3pm (UTC)`,
  * `Claude usage limit reached. Your limit will reset at 1pm (Etc/GMT+5).`,
  * `Claude AI usage limit reached|1749924000`. A warning such as `You've used 97% of your session limit`
- * is not one.
+ * is not one. Codex words it `You’ve hit your usage limit. Try again at 6:06 PM.` (its error type
+ * `usage_limit_reached`).
  */
 const USAGE_LIMIT_TEXT =
-  /you['’]ve hit your (?:[\w-]+ )*limit|you['’]re out of extra usage|\blimit reached\b|usage limit reached/i;
+  /you['’]ve hit your (?:[\w-]+ )*limit|you['’]re out of extra usage|\blimit reached\b|usage limit reached|usage_limit_reached/i;
 
-/** How the API's own limit errors read once the CLI gave up: `Request rejected (429)`, `API Error: 529 ...`. */
+/**
+ * How the API's own limit errors read once the CLI gave up: `Request rejected (429)`, `API Error: 529 ...`;
+ * Codex's `exceeded retry limit, last status: 429 Too Many Requests` and `rate limit exceeded: ...`.
+ */
 const API_LIMIT_TEXT =
-  /request rejected \((?:429|529)\)|api error: (?:429|529)\b|rate_limit_error|overloaded_error/i;
+  /request rejected \((?:429|529)\)|api error: (?:429|529)\b|rate_limit_error|overloaded_error|last status: 429\b|\b429 too many requests\b|rate_limit_exceeded|\brate limit exceeded\b/i;
 
 /**
  * Tells whether a failed run was refused for a provider limit, and until when. Only failed runs count
@@ -71,10 +76,12 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
  * `resets 8pm (America/New_York)`, `resets 1:30pm (Asia/Kolkata)`, `resets Mar 15 at 12pm (Europe/London)`,
  * `resets Dec 2, 3:30pm (Europe/Berlin)`, `resets Jan 3, 2027, 9am (UTC)`, `will reset at 12am.`,
  * `resets 20:00 (UTC)`. Claude Code prints the time alone within a day, else `Mon D, h[:mm]am` (with the
- * year when it differs), then its own zone. Groups: month, day, year, hour, minute, am/pm, zone.
+ * year when it differs), then its own zone. Codex prints `Try again at 6:06 PM.` within the day, else
+ * `Try again at Dec 3rd, 2026 6:06 PM.`, in the local time of the machine it runs on (no zone). Groups:
+ * month, day, year, hour, minute, am/pm, zone.
  */
 const RESET_TEXT =
-  /\breset(?:s| at|s at)\s+(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)\s]+)\))?/i;
+  /\b(?:reset(?:s| at|s at)|try again at)\s+(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)\s]+)\))?/i;
 
 /** `Claude AI usage limit reached|1749924000`: the reset as Unix seconds. */
 const RESET_EPOCH = /limit reached\|(\d{9,11})\b/i;
@@ -83,13 +90,14 @@ const RESET_EPOCH = /limit reached\|(\d{9,11})\b/i;
  * The reset time a limit message names, as an instant: the next time after `now` that the named wall
  * time (and date, when given) occurs in the named IANA time zone, computed with `Intl` so daylight saving
  * is honoured. A time without a zone is in `hostZone`. `undefined` when the text names no reset time, or
- * names a zone `Intl` does not know (e.g. `Etc/Unknown`) or an impossible time.
+ * names a zone `Intl` does not know (e.g. `Etc/Unknown`) or an impossible time. A span instead of a
+ * time (`Please try again in 2.4s`, `try again in 6m0s`, `resets in 3 hours`) counts from `now`.
  */
 export function limitResetTime(text: string, now: Date, hostZone?: string): Date | undefined {
   const epoch = RESET_EPOCH.exec(text);
   if (epoch?.[1] !== undefined) return new Date(Number(epoch[1]) * 1000);
   const named = namedReset(text);
-  if (named === undefined) return undefined;
+  if (named === undefined) return resetAfter(text, now);
   const zone = named.zone ?? hostZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const today = wallDate(now, zone);
   if (today === undefined) return undefined;
