@@ -62,10 +62,12 @@ describe("createGeminiAdapter", () => {
       GEMINI_API_KEY: "k",
       GOOGLE_CLOUD_PROJECT: "p",
       HTTPS_PROXY: "http://proxy:3128",
+      GEMINI_CLI_NO_RELAUNCH: "true",
     });
     const taskEnv = adapter.env(base, task);
-    expect(taskEnv).toEqual(base);
-    expect(taskEnv).not.toBe(base);
+    expect(taskEnv).toEqual({ ...base, GEMINI_CLI_NO_RELAUNCH: "true" });
+    expect(base).not.toHaveProperty("GEMINI_CLI_NO_RELAUNCH");
+    expect(adapter.env({ ...base, GEMINI_CLI_NO_RELAUNCH: "" }, task).GEMINI_CLI_NO_RELAUNCH).toBe("");
   });
 
   it("builds a fresh stream reader per run and folds results with its price table", () => {

@@ -31,7 +31,9 @@ export type GeminiAdapterOptions = {
  * (`--prompt=<prompt>`, one argument, never through a shell) with `--output-format stream-json` for live
  * progress, `--approval-mode yolo` so its own tools (`write_file`, `replace`, `run_shell_command`) work
  * in the worktree without asking, and `--skip-trust` so an untrusted worktree does not turn the approval
- * mode back to asking. An answer (plan generation) runs with `--approval-mode default`, where the headless
+ * mode back to asking. The CLI stays one process (`GEMINI_CLI_NO_RELAUNCH=true` unless the user set it:
+ * by default it starts itself again with a larger heap, which doubles its start-up time and leaves a
+ * parent that ignores SIGTERM). An answer (plan generation) runs with `--approval-mode default`, where the headless
  * CLI offers only read-only tools (no writes, no shell), and only the environment a model needs. The
  * user's own login and `~/.gemini/settings.json` are used as they are. A failed attempt can continue its
  * session (`--resume <session id>`; the CLI keeps sessions per working directory). The result is folded
@@ -57,7 +59,10 @@ export function createGeminiAdapter(
     unavailableHints: GEMINI_UNAVAILABLE_HINTS,
     successRule: "completion-marker",
     argv: (invocation) => geminiArgv(bin, invocation),
-    env: (base, invocation) => (invocation.mode === "answer" ? answerEnv(base) : { ...base }),
+    env: (base, invocation) => ({
+      ...(invocation.mode === "answer" ? answerEnv(base) : base),
+      GEMINI_CLI_NO_RELAUNCH: base.GEMINI_CLI_NO_RELAUNCH ?? "true",
+    }),
     stream: (onChange) => new GeminiStreamReader(onChange),
     result: (output) => geminiResult(output, prices),
     versionArgv: () => [bin, "--version"],
