@@ -72,10 +72,12 @@ export function providerLimit(
  * How the Gemini API's quota and rate limits read once the Gemini CLI gave up:
  * `[API Error: You have exhausted your daily quota on this model.]`, `Quota exceeded for quota metric
  * 'Generate Content API requests per minute' ...`, `You exceeded your current quota ...`, a
- * `RESOURCE_EXHAUSTED` body, `You have exhausted your capacity on this model`, `Rate limit exceeded`.
+ * `RESOURCE_EXHAUSTED` body, `Resource has been exhausted (e.g. check quota).`, `You have exhausted your
+ * capacity on this model`, `Rate limit exceeded`. Narrow on purpose: a disk's "quota exceeded" or a
+ * tool's "rate limited" in a failed run's text is the task's failure, not the provider's limit.
  */
 const GEMINI_LIMIT_TEXT =
-  /\bRESOURCE_EXHAUSTED\b|quota exceeded|exceeded your current quota|exhausted your (?:daily |monthly )?(?:quota|capacity)|rate limit(?:ed| exceeded| reached)?\b/i;
+  /\bRESOURCE_EXHAUSTED\b|resource has been exhausted|quota exceeded for quota metric|exceeded your current quota|exhausted your (?:daily |monthly )?(?:quota|capacity)|rate limit exceeded/i;
 
 /** `Please retry in 43.5s.`, `Please retry in 850ms`, `Suggested retry after 60s.`: a reset after a delay. */
 const GEMINI_RETRY_AFTER = /(?:please retry in|suggested retry after)\s+(\d+(?:\.\d+)?)\s*(ms|s)\b/i;

@@ -26,7 +26,9 @@ const HELLO: FakeGeminiScript = {
         usage: { prompt_tokens: 9000, candidates_tokens: 30, cached_tokens: 0, thoughts_tokens: 12 },
       },
       {
-        function_calls: [{ name: "run_shell_command", args: { command: "cat hello.txt", description: "Show the file" } }],
+        function_calls: [
+          { name: "run_shell_command", args: { command: "cat hello.txt", description: "Show the file" } },
+        ],
         usage: { prompt_tokens: 9100, candidates_tokens: 20, cached_tokens: 8000, thoughts_tokens: 0 },
       },
       {
@@ -37,22 +39,48 @@ const HELLO: FakeGeminiScript = {
   },
 };
 
-const fault = (f: NonNullable<FakeGeminiScript["fault"]>): FakeGeminiScript => ({ default: { turns: [], fault: f } });
+const fault = (f: NonNullable<FakeGeminiScript["fault"]>): FakeGeminiScript => ({
+  default: { turns: [], fault: f },
+});
 
 const CASES: readonly Case[] = [
   { name: "happy", script: HELLO },
   { name: "no-marker", script: { default: { turns: [{ text: "I looked at it but did nothing." }] } } },
   { name: "server-500", script: fault({ status: 500 }) },
-  { name: "quota-429", script: fault({ status: 429, message: "Quota exceeded for quota metric 'Generate Content API requests per minute' and limit 'GenerateContent request limit per minute for a region' of service 'generativelanguage.googleapis.com' for consumer 'project_number:123'." }) },
-  { name: "quota-daily", script: fault({ status: 429, message: "You exceeded your current quota, please check your plan and billing details.", quota_id: "GenerateRequestsPerDayPerProjectPerModel-FreeTier", retry_delay: 43 }) },
+  {
+    name: "quota-429",
+    script: fault({
+      status: 429,
+      message:
+        "Quota exceeded for quota metric 'Generate Content API requests per minute' and limit 'GenerateContent request limit per minute for a region' of service 'generativelanguage.googleapis.com' for consumer 'project_number:123'.",
+    }),
+  },
+  {
+    name: "quota-daily",
+    script: fault({
+      status: 429,
+      message: "You exceeded your current quota, please check your plan and billing details.",
+      quota_id: "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+      retry_delay: 43,
+    }),
+  },
   { name: "auth-401", script: fault({ status: 401 }) },
   { name: "auth-403", script: fault({ status: 403 }) },
-  { name: "auth-key-invalid", script: fault({ status: 400, message: "API key not valid. Please pass a valid API key.", reason: "API_KEY_INVALID" }) },
+  {
+    name: "auth-key-invalid",
+    script: fault({
+      status: 400,
+      message: "API key not valid. Please pass a valid API key.",
+      reason: "API_KEY_INVALID",
+    }),
+  },
   { name: "cut", script: { default: { turns: [{ text: "x", fault: "cut" }] } } },
   { name: "no-key", script: HELLO, noKey: true },
   {
     name: "max-turns",
-    script: { default: { turns: [{ function_calls: [{ name: "run_shell_command", args: { command: "true" } }] }] } },
+    script: {
+      default: { turns: [{ function_calls: [{ name: "run_shell_command", args: { command: "true" } }] }] },
+    },
     settings: { model: { maxSessionTurns: 1 } },
   },
 ];
@@ -84,7 +112,16 @@ try {
 
 /** Runs the CLI without blocking this process's event loop (the fake answers from it). */
 function runCli(bin: string, prompt: string, cwd: string, env: Record<string, string>) {
-  const args = ["--output-format", "stream-json", "--model", "gemini-2.5-pro", "--skip-trust", "--approval-mode", "yolo", `--prompt=${prompt}`];
+  const args = [
+    "--output-format",
+    "stream-json",
+    "--model",
+    "gemini-2.5-pro",
+    "--skip-trust",
+    "--approval-mode",
+    "yolo",
+    `--prompt=${prompt}`,
+  ];
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

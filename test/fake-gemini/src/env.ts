@@ -37,7 +37,11 @@ export function fakeGeminiEnv(options: FakeGeminiEnvOptions): Record<string, str
     security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
-    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: options.maxAttempts ?? 1 },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      maxAttempts: options.maxAttempts ?? 1,
+    },
     ...options.settings,
   };
   writeFileSync(join(dir, "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);

@@ -46,21 +46,17 @@ const NO_SCRIPT: GeminiStory = { turns: [{ text: "The fake model has no script f
  * task named in its prompt, else the default story. Stateless except for `counts`, the faults served so
  * far per story and turn (so that `times` can stop them).
  */
-export function planMove(script: FakeGeminiScript, facts: GeminiRequestFacts, counts: Map<string, number>): Move {
+export function planMove(
+  script: FakeGeminiScript,
+  facts: GeminiRequestFacts,
+  counts: Map<string, number>,
+): Move {
   const scripted = facts.taskId === undefined ? undefined : script.tasks?.[facts.taskId];
   const name = scripted !== undefined && facts.taskId !== undefined ? facts.taskId : "default";
   const story = scripted ?? script.default ?? NO_SCRIPT;
   const turn: GeminiTurn | undefined = story.turns[facts.turn];
-  const fault = turn?.fault ?? story.fault ?? script.fault;
-  if (fault !== undefined) {
-    const key = `${name}#${facts.turn}`;
-    const served = counts.get(key) ?? 0;
-    const times = typeof fault === "string" ? undefined : fault.times;
-    if (times === undefined || served < times) {
-      counts.set(key, served + 1);
-      return { type: "fault", fault: playedFault(fault), script: name };
-    }
-  }
+  const fault = dueFault(turn?.fault ?? story.fault ?? script.fault, `${name}#${facts.turn}`, counts);
+  if (fault !== undefined) return { type: "fault", fault: playedFault(fault), script: name };
   const fill = (text: string) =>
     text
       .replaceAll("{{cwd}}", facts.cwd ?? ".")
@@ -79,12 +75,33 @@ export function planMove(script: FakeGeminiScript, facts: GeminiRequestFacts, co
     usage: { ...DEFAULT_USAGE, ...played.usage },
     delayMs: played.delay_ms ?? 0,
     script: name,
-    missingTools: (played.function_calls ?? []).map((c) => c.name).filter((n) => !facts.toolNames.includes(n)),
+    missingTools: (played.function_calls ?? [])
+      .map((c) => c.name)
+      .filter((n) => !facts.toolNames.includes(n)),
   };
 }
 
-function fillArgs(args: Readonly<Record<string, unknown>>, fill: (text: string) => string): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(args), (_key, value: unknown) => (typeof value === "string" ? fill(value) : value));
+/** The fault to serve now, if any: one with `times` stops once it was served that often for `key`. */
+function dueFault(
+  fault: GeminiFault | undefined,
+  key: string,
+  counts: Map<string, number>,
+): GeminiFault | undefined {
+  if (fault === undefined) return undefined;
+  const served = counts.get(key) ?? 0;
+  const times = typeof fault === "string" ? undefined : fault.times;
+  if (times !== undefined && served >= times) return undefined;
+  counts.set(key, served + 1);
+  return fault;
+}
+
+function fillArgs(
+  args: Readonly<Record<string, unknown>>,
+  fill: (text: string) => string,
+): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(args), (_key, value: unknown) =>
+    typeof value === "string" ? fill(value) : value,
+  );
 }
 
 /** The status texts of Google API errors, by HTTP status. */
@@ -128,11 +145,20 @@ export function errorBody(fault: Extract<PlayedFault, { kind: "status" }>): stri
   if (fault.quotaId !== undefined) {
     details.push({
       "@type": "type.googleapis.com/google.rpc.QuotaFailure",
-      violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_requests", quotaId: fault.quotaId }],
+      violations: [
+        {
+          quotaMetric: "generativelanguage.googleapis.com/generate_content_requests",
+          quotaId: fault.quotaId,
+        },
+      ],
     });
   }
   if (fault.reason !== undefined) {
-    details.push({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: fault.reason, domain: "googleapis.com" });
+    details.push({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: fault.reason,
+      domain: "googleapis.com",
+    });
   }
   if (fault.retryDelay !== undefined) {
     details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${fault.retryDelay}s` });
@@ -145,7 +171,12 @@ export function errorBody(fault: Extract<PlayedFault, { kind: "status" }>): stri
  * The response chunks of a reply, as the streaming API sends them: a text split in two (so the CLI
  * streams deltas), then the function calls; the last chunk carries `finishReason` and `usageMetadata`.
  */
-export function replyChunks(parts: readonly ReplyPart[], usage: GeminiUsage, model: string, id: string): unknown[] {
+export function replyChunks(
+  parts: readonly ReplyPart[],
+  usage: GeminiUsage,
+  model: string,
+  id: string,
+): unknown[] {
   const pieces: ReplyPart[] = [];
   for (const part of parts) {
     if ("text" in part && part.text.length > 1) {
@@ -163,7 +194,9 @@ export function replyChunks(parts: readonly ReplyPart[], usage: GeminiUsage, mod
   return pieces.map((part, i) => {
     const last = i === pieces.length - 1;
     return {
-      candidates: [{ content: { role: "model", parts: [part] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
+      candidates: [
+        { content: { role: "model", parts: [part] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) },
+      ],
       ...(last ? { usageMetadata } : {}),
       modelVersion: model,
       responseId: id,
@@ -172,7 +205,12 @@ export function replyChunks(parts: readonly ReplyPart[], usage: GeminiUsage, mod
 }
 
 /** The whole reply as one non-streaming `GenerateContentResponse`. */
-export function replyJson(parts: readonly ReplyPart[], usage: GeminiUsage, model: string, id: string): unknown {
+export function replyJson(
+  parts: readonly ReplyPart[],
+  usage: GeminiUsage,
+  model: string,
+  id: string,
+): unknown {
   const chunks = replyChunks(parts, usage, model, id) as { usageMetadata?: unknown }[];
   const last = chunks[chunks.length - 1] ?? {};
   return {

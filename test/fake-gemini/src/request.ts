@@ -32,7 +32,9 @@ export function readGeminiRequest(body: unknown): GeminiRequestFacts {
   const tools = (Array.isArray(request.tools) ? request.tools : []) as { functionDeclarations?: unknown }[];
   const toolNames = tools.flatMap((t) =>
     Array.isArray(t?.functionDeclarations)
-      ? (t.functionDeclarations as { name?: unknown }[]).flatMap((f) => (typeof f?.name === "string" ? [f.name] : []))
+      ? (t.functionDeclarations as { name?: unknown }[]).flatMap((f) =>
+          typeof f?.name === "string" ? [f.name] : [],
+        )
       : [],
   );
   let promptAt = -1;

@@ -8,7 +8,11 @@ describe("validateGeminiScript", () => {
         A: {
           turns: [
             { text: "hi", function_calls: [{ name: "write_file", args: { file_path: "a", content: "b" } }] },
-            { usage: { prompt_tokens: 1, thoughts_tokens: 2 }, delay_ms: 5, fault: { status: 429, times: 1, quota_id: "PerDay" } },
+            {
+              usage: { prompt_tokens: 1, thoughts_tokens: 2 },
+              delay_ms: 5,
+              fault: { status: 429, times: 1, quota_id: "PerDay" },
+            },
           ],
           fault: "cut",
           exhausted_text: "done",
@@ -26,12 +30,27 @@ describe("validateGeminiScript", () => {
       [[], "script: must be an object"],
       [{ task: {} }, 'task: unknown key "task"; the keys allowed here are tasks, default, side_text, fault'],
       [{ default: { turns: {} } }, "default.turns: must be an array"],
-      [{ default: { turns: [{ function_calls: [{ name: "", args: {} }] }] } }, "default.turns[0].function_calls[0].name: must be a tool name"],
-      [{ default: { turns: [{ function_calls: [{ name: "x", input: {} }] }] } }, 'default.turns[0].function_calls[0].input: unknown key "input"; the keys allowed here are name, args'],
-      [{ default: { turns: [{ usage: { prompt_tokens: -1 } }] } }, "default.turns[0].usage.prompt_tokens: must be a non-negative integer"],
-      [{ fault: { status: 200 } }, 'fault: needs "status" (400-599) or "kind" ("cut", "malformed" or "hang")'],
+      [
+        { default: { turns: [{ function_calls: [{ name: "", args: {} }] }] } },
+        "default.turns[0].function_calls[0].name: must be a tool name",
+      ],
+      [
+        { default: { turns: [{ function_calls: [{ name: "x", input: {} }] }] } },
+        'default.turns[0].function_calls[0].input: unknown key "input"; the keys allowed here are name, args',
+      ],
+      [
+        { default: { turns: [{ usage: { prompt_tokens: -1 } }] } },
+        "default.turns[0].usage.prompt_tokens: must be a non-negative integer",
+      ],
+      [
+        { fault: { status: 200 } },
+        'fault: needs "status" (400-599) or "kind" ("cut", "malformed" or "hang")',
+      ],
       [{ fault: "slow" }, "fault: must be an object"],
-      [{ tasks: { T: { turns: [], fault: { status: 429, times: 0 } } } }, "tasks.T.fault.times: must be a positive number"],
+      [
+        { tasks: { T: { turns: [], fault: { status: 429, times: 0 } } } },
+        "tasks.T.fault.times: must be a positive number",
+      ],
     ];
     for (const [script, message] of cases) {
       expect(() => validateGeminiScript(script)).toThrow(GeminiScriptError);

@@ -124,17 +124,7 @@ function checkTurn(value: unknown, path: string): void {
   if (turn.text !== undefined && typeof turn.text !== "string") {
     throw new GeminiScriptError(`${path}.text`, "must be a string");
   }
-  if (turn.function_calls !== undefined) {
-    if (!Array.isArray(turn.function_calls)) {
-      throw new GeminiScriptError(`${path}.function_calls`, "must be an array");
-    }
-    for (const [i, call] of (turn.function_calls as unknown[]).entries()) {
-      const at = `${path}.function_calls[${i}]`;
-      const fn = asObject(call, at, KEYS.call);
-      if (typeof fn.name !== "string" || fn.name === "") throw new GeminiScriptError(`${at}.name`, "must be a tool name");
-      asObject(fn.args, `${at}.args`);
-    }
-  }
+  if (turn.function_calls !== undefined) checkCalls(turn.function_calls, `${path}.function_calls`);
   if (turn.usage !== undefined) {
     for (const [key, n] of Object.entries(asObject(turn.usage, `${path}.usage`, KEYS.usage))) {
       if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
@@ -145,6 +135,17 @@ function checkTurn(value: unknown, path: string): void {
   if (turn.fault !== undefined) checkFault(turn.fault, `${path}.fault`);
   if (turn.delay_ms !== undefined && (typeof turn.delay_ms !== "number" || turn.delay_ms < 0)) {
     throw new GeminiScriptError(`${path}.delay_ms`, "must be a non-negative number");
+  }
+}
+
+function checkCalls(value: unknown, path: string): void {
+  if (!Array.isArray(value)) throw new GeminiScriptError(path, "must be an array");
+  for (const [i, call] of (value as unknown[]).entries()) {
+    const fn = asObject(call, `${path}[${i}]`, KEYS.call);
+    if (typeof fn.name !== "string" || fn.name === "") {
+      throw new GeminiScriptError(`${path}[${i}].name`, "must be a tool name");
+    }
+    asObject(fn.args, `${path}[${i}].args`);
   }
 }
 
@@ -176,7 +177,10 @@ function asObject(value: unknown, path: string, keys?: readonly string[]): Recor
   const unknown = keys === undefined ? undefined : Object.keys(object).find((key) => !keys.includes(key));
   if (unknown !== undefined) {
     const at = path === "script" ? unknown : `${path}.${unknown}`;
-    throw new GeminiScriptError(at, `unknown key ${JSON.stringify(unknown)}; the keys allowed here are ${keys?.join(", ")}`);
+    throw new GeminiScriptError(
+      at,
+      `unknown key ${JSON.stringify(unknown)}; the keys allowed here are ${keys?.join(", ")}`,
+    );
   }
   return object;
 }

@@ -24,8 +24,19 @@ async function stream(url: string, contents: unknown[], model = "gemini-2.5-pro"
   const chunks = text
     .split("\n")
     .filter((l) => l.startsWith("data: "))
-    .map((l) => JSON.parse(l.slice(6)) as { candidates: { content: { parts: Record<string, unknown>[] } }[]; usageMetadata?: Record<string, number> });
-  return { status: res.status, text, chunks, parts: chunks.flatMap((c) => c.candidates[0]?.content.parts ?? []) };
+    .map(
+      (l) =>
+        JSON.parse(l.slice(6)) as {
+          candidates: { content: { parts: Record<string, unknown>[] } }[];
+          usageMetadata?: Record<string, number>;
+        },
+    );
+  return {
+    status: res.status,
+    text,
+    chunks,
+    parts: chunks.flatMap((c) => c.candidates[0]?.content.parts ?? []),
+  };
 }
 
 describe("fake Gemini API", () => {
@@ -35,8 +46,16 @@ describe("fake Gemini API", () => {
         tasks: {
           T1: {
             turns: [
-              { text: "Writing.", function_calls: [{ name: "write_file", args: { file_path: "{{cwd}}/a.txt", content: "{{task}}" } }] },
-              { text: "Done <promise>COMPLETE</promise>", usage: { prompt_tokens: 500, candidates_tokens: 7, thoughts_tokens: 3, cached_tokens: 100 } },
+              {
+                text: "Writing.",
+                function_calls: [
+                  { name: "write_file", args: { file_path: "{{cwd}}/a.txt", content: "{{task}}" } },
+                ],
+              },
+              {
+                text: "Done <promise>COMPLETE</promise>",
+                usage: { prompt_tokens: 500, candidates_tokens: 7, thoughts_tokens: 3, cached_tokens: 100 },
+              },
             ],
           },
         },
@@ -44,7 +63,11 @@ describe("fake Gemini API", () => {
     });
     const first = await stream(fake.url, [user("Task id: T1\nWrite a.")]);
     expect(first.status).toBe(200);
-    expect(first.parts).toEqual([{ text: "Writ" }, { text: "ing." }, { functionCall: { name: "write_file", args: { file_path: "/work/project/a.txt", content: "T1" } } }]);
+    expect(first.parts).toEqual([
+      { text: "Writ" },
+      { text: "ing." },
+      { functionCall: { name: "write_file", args: { file_path: "/work/project/a.txt", content: "T1" } } },
+    ]);
     const history = [
       user("Task id: T1\nWrite a."),
       { role: "model", parts: first.parts },
@@ -60,23 +83,39 @@ describe("fake Gemini API", () => {
       totalTokenCount: 510,
     });
     const log = fake.requests();
-    expect(log.map((r) => [r.kind, r.script, r.turn])).toEqual([["agent", "T1", 0], ["agent", "T1", 1]]);
+    expect(log.map((r) => [r.kind, r.script, r.turn])).toEqual([
+      ["agent", "T1", 0],
+      ["agent", "T1", 1],
+    ]);
     expect(log[1]?.toolResults).toEqual([{ name: "write_file", text: '{"output":"ok"}' }]);
     expect(JSON.stringify(log)).not.toContain("secret-key");
     // A new prompt in the same session (a resume) starts its story at turn 0 again.
-    const resumed = await stream(fake.url, [...history, { role: "model", parts: second.parts }, user("Task id: T1\nAgain.")]);
+    const resumed = await stream(fake.url, [
+      ...history,
+      { role: "model", parts: second.parts },
+      user("Task id: T1\nAgain."),
+    ]);
     expect(resumed.parts[2]).toMatchObject({ functionCall: { name: "write_file" } });
   });
 
   it("serves faults with Google API error bodies, counted by times, and warns about tools not offered", async () => {
     fake = await startFakeGemini({
       script: {
-        default: { turns: [{ function_calls: [{ name: "web_fetch", args: {} }], fault: { status: 429, times: 1, quota_id: "PerDay", retry_delay: 30 } }] },
+        default: {
+          turns: [
+            {
+              function_calls: [{ name: "web_fetch", args: {} }],
+              fault: { status: 429, times: 1, quota_id: "PerDay", retry_delay: 30 },
+            },
+          ],
+        },
       },
     });
     const refused = await stream(fake.url, [user("hi")]);
     expect(refused.status).toBe(429);
-    const body = JSON.parse(refused.text) as { error: { code: number; status: string; details: { "@type": string }[] } };
+    const body = JSON.parse(refused.text) as {
+      error: { code: number; status: string; details: { "@type": string }[] };
+    };
     expect(body.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
     expect(body.error.details.map((d) => d["@type"].split(".").pop())).toEqual(["QuotaFailure", "RetryInfo"]);
     const played = await stream(fake.url, [user("hi")]);
@@ -90,9 +129,18 @@ describe("fake Gemini API", () => {
   it("cuts a stream after its first chunk and answers side calls, countTokens and unknown routes", async () => {
     fake = await startFakeGemini({ script: { default: { turns: [], fault: "cut" }, side_text: "side" } });
     await expect(stream(fake.url, [user("hi")])).rejects.toThrow();
-    const side = await fetch(`${fake.url}/v1beta/models/gemini-2.5-flash:generateContent`, { method: "POST", body: "{}" });
-    expect(((await side.json()) as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]?.content.parts).toEqual([{ text: "side" }]);
-    const count = await fetch(`${fake.url}/v1beta/models/gemini-2.5-pro:countTokens`, { method: "POST", body: "{}" });
+    const side = await fetch(`${fake.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(
+      ((await side.json()) as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]?.content
+        .parts,
+    ).toEqual([{ text: "side" }]);
+    const count = await fetch(`${fake.url}/v1beta/models/gemini-2.5-pro:countTokens`, {
+      method: "POST",
+      body: "{}",
+    });
     expect(await count.json()).toEqual({ totalTokens: 1200 });
     expect((await fetch(`${fake.url}/v1beta/models`)).status).toBe(404);
     expect(fake.requests().map((r) => r.kind)).toEqual(["agent", "side", "count", "other"]);

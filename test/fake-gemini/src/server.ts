@@ -65,7 +65,9 @@ const DEFAULT_SIDE_TEXT = '{"next_speaker": "user", "reasoning": "The fake model
  */
 export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeGemini> {
   let script =
-    options.scriptFile !== undefined ? await loadScriptFile(options.scriptFile) : validateGeminiScript(options.script ?? {});
+    options.scriptFile !== undefined
+      ? await loadScriptFile(options.scriptFile)
+      : validateGeminiScript(options.script ?? {});
   let counts = new Map<string, number>();
   const entries: GeminiRequestLogEntry[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -92,7 +94,9 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
     const route = ROUTE.exec(path);
     if (method !== "POST" || route === null) {
       record({ at, method, path, kind: "other", warnings: [] });
-      sendJson(res, 404, { error: { code: 404, message: `fake-gemini has no route ${method} ${path}`, status: "NOT_FOUND" } });
+      sendJson(res, 404, {
+        error: { code: 404, message: `fake-gemini has no route ${method} ${path}`, status: "NOT_FOUND" },
+      });
       return;
     }
     const [, model = "", call] = route;
@@ -101,7 +105,13 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
       body = JSON.parse(await readBody(req));
     } catch (error) {
       record({ at, method, path, kind: "other", model, warnings: ["bad_json"] });
-      sendJson(res, 400, { error: { code: 400, message: `request body is not JSON: ${String(error)}`, status: "INVALID_ARGUMENT" } });
+      sendJson(res, 400, {
+        error: {
+          code: 400,
+          message: `request body is not JSON: ${String(error)}`,
+          status: "INVALID_ARGUMENT",
+        },
+      });
       return;
     }
     if (call === "countTokens") {
@@ -114,9 +124,28 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
     if (call === "generateContent") {
       const text = script.side_text ?? DEFAULT_SIDE_TEXT;
       record({ at, method, path, kind: "side", model, reply: [`text: ${text.slice(0, 120)}`], warnings: [] });
-      sendJson(res, 200, replyJson([{ text }], { prompt_tokens: 100, candidates_tokens: 10, cached_tokens: 0, thoughts_tokens: 0 }, model, id));
+      sendJson(
+        res,
+        200,
+        replyJson(
+          [{ text }],
+          { prompt_tokens: 100, candidates_tokens: 10, cached_tokens: 0, thoughts_tokens: 0 },
+          model,
+          id,
+        ),
+      );
       return;
     }
+    await answerTurn(res, body, { at, method, path, model, id });
+  }
+
+  /** Plays the script's turn for one streaming request (or its fault), and logs it. */
+  async function answerTurn(
+    res: ServerResponse,
+    body: unknown,
+    request: { at: string; method: string; path: string; model: string; id: string },
+  ): Promise<void> {
+    const { at, method, path, model, id } = request;
     const facts = readGeminiRequest(body);
     const move = planMove(script, facts, counts);
     const base = {
@@ -133,18 +162,29 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
       toolResults: facts.toolResults,
     };
     if (move.type === "fault") {
-      record({ ...base, fault: move.fault.kind === "status" ? `status ${move.fault.status}` : move.fault.kind, warnings: [] });
+      record({
+        ...base,
+        fault: move.fault.kind === "status" ? `status ${move.fault.status}` : move.fault.kind,
+        warnings: [],
+      });
       sendFault(res, move, model, id);
       return;
     }
-    const reply = move.parts.map((p) => ("text" in p ? `text: ${p.text.slice(0, 120)}` : `call: ${p.functionCall.name}`));
+    const reply = move.parts.map((p) =>
+      "text" in p ? `text: ${p.text.slice(0, 120)}` : `call: ${p.functionCall.name}`,
+    );
     record({ ...base, reply, warnings: move.missingTools.map((n) => `tools_not_offered: ${n}`) });
     if (move.delayMs > 0) await wait(move.delayMs);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.end(replyChunks(move.parts, move.usage, model, id).map(sse).join(""));
   }
 
-  function sendFault(res: ServerResponse, move: Extract<Move, { type: "fault" }>, model: string, id: string): void {
+  function sendFault(
+    res: ServerResponse,
+    move: Extract<Move, { type: "fault" }>,
+    model: string,
+    id: string,
+  ): void {
     const { fault } = move;
     if (fault.kind === "hang") return;
     if (fault.kind === "status") {
@@ -166,7 +206,8 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { code: 500, message: `fake-gemini crashed: ${String(error)}` } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { code: 500, message: `fake-gemini crashed: ${String(error)}` } });
       else res.destroy();
     });
   });

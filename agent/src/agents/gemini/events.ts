@@ -30,7 +30,10 @@ export function parseEventLine(line: string): GeminiEvent | undefined {
 }
 
 /** A field as a string, or `undefined` for anything else. */
-export function stringField(event: GeminiEvent | Readonly<Record<string, unknown>>, key: string): string | undefined {
+export function stringField(
+  event: GeminiEvent | Readonly<Record<string, unknown>>,
+  key: string,
+): string | undefined {
   const value = event[key];
   return typeof value === "string" ? value : undefined;
 }

@@ -36,7 +36,11 @@ const SCRIPT: FakeGeminiScript = {
     },
     "T-QUOTA": {
       turns: [],
-      fault: { status: 429, message: "You exceeded your current quota.", quota_id: "GenerateRequestsPerDayPerProjectPerModel" },
+      fault: {
+        status: 429,
+        message: "You exceeded your current quota.",
+        quota_id: "GenerateRequestsPerDayPerProjectPerModel",
+      },
     },
   },
   default: { turns: [{ text: '{"tasks": [{"id": "T-1", "description": "Say hi"}]}' }] },
@@ -55,8 +59,17 @@ afterAll(async () => {
 });
 
 /** One run of the real CLI as a runner would start it: the adapter's argv and env, its reader fed live. */
-async function run(project: string, home: string, invocation: Omit<AgentInvocation, "cwd" | "promptFile" | "model">) {
-  const full: AgentInvocation = { ...invocation, cwd: project, promptFile: join(work, "prompt.md"), model: "gemini-2.5-pro" };
+async function run(
+  project: string,
+  home: string,
+  invocation: Omit<AgentInvocation, "cwd" | "promptFile" | "model">,
+) {
+  const full: AgentInvocation = {
+    ...invocation,
+    cwd: project,
+    promptFile: join(work, "prompt.md"),
+    model: "gemini-2.5-pro",
+  };
   // Folder trust on: `--skip-trust` must keep the approval mode for a worktree the user never trusted.
   const security = { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } };
   const env = adapter.env(fakeGeminiEnv({ baseUrl: fake.url, home, settings: { security } }), full);
@@ -91,14 +104,20 @@ async function dirs(name: string) {
 describe("the Gemini adapter with the real Gemini CLI", () => {
   it("writes hello.txt with the CLI's own tool, succeeds with the marker, records tokens and cost, then resumes", async () => {
     const { project, home } = await dirs("hello");
-    const prompt = "Task id: T-HELLO\nCreate hello.txt with the text hi, then print <promise>COMPLETE</promise>.";
+    const prompt =
+      "Task id: T-HELLO\nCreate hello.txt with the text hi, then print <promise>COMPLETE</promise>.";
     const first = await run(project, home, { prompt, taskId: "T-HELLO", mode: "task" });
 
     expect(first.outcome.message).toBe("the agent completed the task");
     expect(first.outcome).toMatchObject({ ok: true, numTurns: 2 });
     expect(await readFile(join(project, "hello.txt"), "utf8")).toBe("hi\n");
     // 10100 uncached + 6000 cached prompt tokens, 40 answer + 10 thinking; gemini-2.5-pro's bundled prices.
-    expect(first.outcome.usage).toEqual({ inputTokens: 10100, outputTokens: 50, cacheReadTokens: 6000, cacheCreationTokens: 0 });
+    expect(first.outcome.usage).toEqual({
+      inputTokens: 10100,
+      outputTokens: 50,
+      cacheReadTokens: 6000,
+      cacheCreationTokens: 0,
+    });
     expect(first.outcome.costMicroUsd).toBe(10100 * 1.25 + 6000 * 0.125 + 50 * 10);
     expect(first.reader.progress).toEqual({ turns: 2, last_tool: "write_file" });
     expect(first.reader.sessionId).toBe(first.outcome.sessionId);
@@ -109,7 +128,12 @@ describe("the Gemini adapter with the real Gemini CLI", () => {
     // A second attempt continues the session in the same worktree.
     const more = "Task id: T-MORE\nAppend a line, then print <promise>COMPLETE</promise>.";
     const sessionId = first.outcome.sessionId ?? "";
-    const second = await run(project, home, { prompt: more, taskId: "T-MORE", mode: "task", resumeSessionId: sessionId });
+    const second = await run(project, home, {
+      prompt: more,
+      taskId: "T-MORE",
+      mode: "task",
+      resumeSessionId: sessionId,
+    });
     expect(second.outcome).toMatchObject({ ok: true, sessionId });
     expect(await readFile(join(project, "hello.txt"), "utf8")).toBe("hi\nagain\n");
     const resumed = fake.requests().find((r) => r.taskId === "T-MORE" && r.turn === 0);
@@ -119,7 +143,11 @@ describe("the Gemini adapter with the real Gemini CLI", () => {
 
   it("reports a quota refusal as a provider limit", async () => {
     const { project, home } = await dirs("quota");
-    const { outcome, ms } = await run(project, home, { prompt: "Task id: T-QUOTA\nDo it.", taskId: "T-QUOTA", mode: "task" });
+    const { outcome, ms } = await run(project, home, {
+      prompt: "Task id: T-QUOTA\nDo it.",
+      taskId: "T-QUOTA",
+      mode: "task",
+    });
     expect(outcome).toMatchObject({ ok: false, reason: "rate_limited" });
     expect(outcome.limited?.message).toMatch(/quota/i);
     console.info(`real Gemini CLI: quota refusal ${ms} ms`);
@@ -127,8 +155,15 @@ describe("the Gemini adapter with the real Gemini CLI", () => {
 
   it("gives a one-turn answer without write or shell tools", async () => {
     const { project, home } = await dirs("answer");
-    const { outcome } = await run(project, home, { prompt: "Generate: plan\nWrite the plan.", taskId: "", mode: "answer" });
-    expect(outcome).toMatchObject({ ok: true, resultText: '{"tasks": [{"id": "T-1", "description": "Say hi"}]}' });
+    const { outcome } = await run(project, home, {
+      prompt: "Generate: plan\nWrite the plan.",
+      taskId: "",
+      mode: "answer",
+    });
+    expect(outcome).toMatchObject({
+      ok: true,
+      resultText: '{"tasks": [{"id": "T-1", "description": "Say hi"}]}',
+    });
     const offered = fake.requests().find((r) => r.prompt?.includes("Generate: plan"))?.tools ?? [];
     expect(offered).toContain("read_file");
     expect(offered).not.toContain("write_file");

@@ -14,11 +14,21 @@ const task: AgentInvocation = {
 describe("createGeminiAdapter", () => {
   it("takes its program and default model from the environment", () => {
     const plain = createGeminiAdapter({});
-    expect([plain.name, plain.bin, plain.binVariable, plain.defaultModel]).toEqual(["gemini", "gemini", "GEMINI_BIN", DEFAULT_GEMINI_MODEL]);
-    const set = createGeminiAdapter({ GEMINI_BIN: "/opt/gemini/bin/gemini", WHILLY_GEMINI_MODEL: "gemini-3-pro-preview" });
+    expect([plain.name, plain.bin, plain.binVariable, plain.defaultModel]).toEqual([
+      "gemini",
+      "gemini",
+      "GEMINI_BIN",
+      DEFAULT_GEMINI_MODEL,
+    ]);
+    const set = createGeminiAdapter({
+      GEMINI_BIN: "/opt/gemini/bin/gemini",
+      WHILLY_GEMINI_MODEL: "gemini-3-pro-preview",
+    });
     expect([set.bin, set.defaultModel]).toEqual(["/opt/gemini/bin/gemini", "gemini-3-pro-preview"]);
     expect(set.versionArgv()).toEqual(["/opt/gemini/bin/gemini", "--version"]);
-    expect(createGeminiAdapter({ GEMINI_BIN: " ", WHILLY_GEMINI_MODEL: "" }).defaultModel).toBe(DEFAULT_GEMINI_MODEL);
+    expect(createGeminiAdapter({ GEMINI_BIN: " ", WHILLY_GEMINI_MODEL: "" }).defaultModel).toBe(
+      DEFAULT_GEMINI_MODEL,
+    );
     expect([plain.resumes, plain.answers, plain.successRule]).toEqual([true, true, "completion-marker"]);
     expect(plain.unavailableHints.auth).toMatch(/GEMINI_API_KEY/);
     expect(plain.unavailableHints.install).toMatch(/npm install -g @google\/gemini-cli.*GEMINI_BIN/);

@@ -14,7 +14,8 @@ export const DEFAULT_GEMINI_MODEL = "gemini-2.5-pro";
 /** What people are told when the Gemini CLI is missing or not logged in. */
 export const GEMINI_UNAVAILABLE_HINTS = {
   auth: "set GEMINI_API_KEY (or run `gemini` once and log in with Google) for the user whilly runs as, then run again",
-  install: "install Gemini CLI (npm install -g @google/gemini-cli) or set GEMINI_BIN to its path, then run again",
+  install:
+    "install Gemini CLI (npm install -g @google/gemini-cli) or set GEMINI_BIN to its path, then run again",
 } as const;
 
 /** Prefixes of the variables an answer run passes on besides {@link MODEL_ENV_NAMES}: the CLI's and Google's login and settings. */
@@ -76,7 +77,11 @@ export function createGeminiAdapter(
 export function geminiArgv(bin: string, invocation: AgentInvocation): string[] {
   const argv = [bin, "--output-format", "stream-json", "--model", invocation.model, "--skip-trust"];
   argv.push("--approval-mode", invocation.mode === "answer" ? "default" : "yolo");
-  if (invocation.mode === "task" && invocation.resumeSessionId !== undefined && invocation.resumeSessionId !== "") {
+  if (
+    invocation.mode === "task" &&
+    invocation.resumeSessionId !== undefined &&
+    invocation.resumeSessionId !== ""
+  ) {
     argv.push("--resume", invocation.resumeSessionId);
   }
   argv.push(`--prompt=${invocation.prompt}`);
@@ -87,7 +92,8 @@ export function geminiArgv(bin: string, invocation: AgentInvocation): string[] {
 function answerEnv(base: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (MODEL_ENV_NAMES.includes(name) || ANSWER_ENV_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
+    if (MODEL_ENV_NAMES.includes(name) || ANSWER_ENV_PREFIXES.some((p) => name.startsWith(p)))
+      out[name] = value;
   }
   return out;
 }

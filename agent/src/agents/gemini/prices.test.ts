@@ -23,7 +23,9 @@ describe("Gemini prices", () => {
 
   it("prices a versioned name as its longest known prefix, and knows nothing else", () => {
     const table = loadGeminiPrices({});
-    expect(priceOf(table, "gemini-2.5-flash-lite-preview-09-2025")).toEqual(priceOf(table, "gemini-2.5-flash-lite"));
+    expect(priceOf(table, "gemini-2.5-flash-lite-preview-09-2025")).toEqual(
+      priceOf(table, "gemini-2.5-flash-lite"),
+    );
     expect(priceOf(table, "gemini-2.5-pro-002")).toEqual(priceOf(table, "gemini-2.5-pro"));
     expect(priceOf(table, "gemini-2.5-professional")).toBeUndefined();
     expect(priceOf(table, "gpt-5")).toBeUndefined();
@@ -40,7 +42,10 @@ describe("Gemini prices", () => {
   });
 
   it("reads WHILLY_GEMINI_PRICES in place of the bundled table", () => {
-    const path = file("ok.json", JSON.stringify({ note: "mine", models: { "my-model": { input: 1, cached_input: 0.5, output: 3 } } }));
+    const path = file(
+      "ok.json",
+      JSON.stringify({ note: "mine", models: { "my-model": { input: 1, cached_input: 0.5, output: 3 } } }),
+    );
     const table = loadGeminiPrices({ WHILLY_GEMINI_PRICES: path });
     expect(priceOf(table, "my-model")).toEqual({ input: 1, cachedInput: 0.5, output: 3 });
     expect(priceOf(table, "gemini-2.5-pro")).toBeUndefined();
@@ -62,6 +67,8 @@ describe("Gemini prices", () => {
       expect(load).toThrow(message);
       expect(load).toThrow(`WHILLY_GEMINI_PRICES=${path}`);
     }
-    expect(() => loadGeminiPrices({ WHILLY_GEMINI_PRICES: join(dir, "missing.json") })).toThrow(/WHILLY_GEMINI_PRICES=.*ENOENT/);
+    expect(() => loadGeminiPrices({ WHILLY_GEMINI_PRICES: join(dir, "missing.json") })).toThrow(
+      /WHILLY_GEMINI_PRICES=.*ENOENT/,
+    );
   });
 });

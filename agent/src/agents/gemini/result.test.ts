@@ -9,7 +9,8 @@ import { geminiResult } from "./result.js";
 // Output of the real Gemini CLI 0.61.0 against test/fake-gemini (test/fake-gemini/scripts/record-fixtures.ts).
 type Recorded = { exit_code: number | null; stdout: string; stderr: string };
 const fixtures = fileURLToPath(new URL("../../../../test/fixtures/gemini/", import.meta.url));
-const recorded = (name: string): Recorded => JSON.parse(readFileSync(`${fixtures}${name}.json`, "utf8")) as Recorded;
+const recorded = (name: string): Recorded =>
+  JSON.parse(readFileSync(`${fixtures}${name}.json`, "utf8")) as Recorded;
 const prices = loadGeminiPrices({});
 
 function fold(run: { stdout: string; stderr: string; exit_code: number | null }): RawAgentResult | undefined {
@@ -46,8 +47,18 @@ describe("geminiResult on recorded Gemini CLI output", () => {
     // 11300 × 1.25 + 16000 × 0.125 + 82 × 10 micro-USD.
     expect(result?.total_cost_usd).toBe(0.016945);
     const outcome = classify(run);
-    expect(outcome).toMatchObject({ ok: true, numTurns: 3, costMicroUsd: 16945, message: "the agent completed the task" });
-    expect(outcome.usage).toEqual({ inputTokens: 11300, outputTokens: 82, cacheReadTokens: 16000, cacheCreationTokens: 0 });
+    expect(outcome).toMatchObject({
+      ok: true,
+      numTurns: 3,
+      costMicroUsd: 16945,
+      message: "the agent completed the task",
+    });
+    expect(outcome.usage).toEqual({
+      inputTokens: 11300,
+      outputTokens: 82,
+      cacheReadTokens: 16000,
+      cacheCreationTokens: 0,
+    });
   });
 
   it("fails a final text without the completion marker", () => {
@@ -74,7 +85,11 @@ describe("geminiResult on recorded Gemini CLI output", () => {
 
   it("fails a server error and a stream cut mid-way as ordinary errors", () => {
     const server = fold(recorded("server-500"));
-    expect(server).toMatchObject({ subtype: "error_during_execution", is_error: true, api_error_status: 500 });
+    expect(server).toMatchObject({
+      subtype: "error_during_execution",
+      is_error: true,
+      api_error_status: 500,
+    });
     expect(classify(recorded("server-500"))).toMatchObject({ ok: false, reason: "error_subtype" });
     const cut = classify(recorded("cut"));
     expect(cut).toMatchObject({ ok: false, reason: "error_subtype", resultText: "Let me st" });

@@ -13,7 +13,7 @@ const API_ERROR_CODE = /"code"\s*:\s*(\d{3})\b/;
 
 /** How quota and rate limits read once the CLI gave up: a 429 without a code in its text. */
 const QUOTA_TEXT =
-  /\bRESOURCE_EXHAUSTED\b|quota exceeded|exhausted your (?:daily )?quota|exhausted your capacity|rate limit exceeded|\brate.?limited\b/i;
+  /\bRESOURCE_EXHAUSTED\b|resource has been exhausted|quota exceeded for quota metric|exceeded your current quota|exhausted your (?:daily |monthly )?(?:quota|capacity)|rate limit exceeded/i;
 
 /**
  * The process exit codes of the CLI's API errors: it exits with the HTTP status, truncated to a byte
@@ -51,23 +51,7 @@ export function geminiResult(
   if (final === undefined) {
     return output.exitCode === EXIT_AUTHENTICATION ? authFailure(output.stderr) : undefined;
   }
-  const turns = new TurnCounter();
-  let text = "";
-  let sessionId: string | undefined;
-  const errors: string[] = [];
-  for (const event of events) {
-    turns.see(event);
-    if (event.type === "init") sessionId ??= stringField(event, "session_id");
-    if (event.type === "tool_use") text = "";
-    if (event.type === "message" && event.role === "assistant") {
-      const content = stringField(event, "content") ?? "";
-      text = event.delta === true ? text + content : content;
-    }
-    if (event.type === "error" && event.severity === "error") {
-      const message = stringField(event, "message");
-      if (message !== undefined && message !== "") errors.push(message);
-    }
-  }
+  const { turns, text, sessionId, errors } = readRun(events);
   const failed = final.status !== "success";
   const finalError = isObject(final.error) ? stringField(final.error, "message") : undefined;
   if (finalError !== undefined && finalError !== "") errors.unshift(finalError);
@@ -82,7 +66,7 @@ export function geminiResult(
     is_error: failed || maxTurns,
     result: text,
     session_id: sessionId ?? null,
-    num_turns: turns.turns,
+    num_turns: turns,
     duration_ms: count(stats.duration_ms),
     total_cost_usd: cost.usd,
     usage: totals(models),
@@ -91,6 +75,33 @@ export function geminiResult(
     api_error_status: status ?? null,
     ...(cost.unpriced.length === 0 ? {} : { unpriced_models: cost.unpriced }),
   };
+}
+
+/** What the events before the result say: turns, the last turn's text, the session id, error events. */
+function readRun(events: readonly GeminiEvent[]): {
+  turns: number;
+  text: string;
+  sessionId: string | undefined;
+  errors: string[];
+} {
+  const turns = new TurnCounter();
+  let text = "";
+  let sessionId: string | undefined;
+  const errors: string[] = [];
+  for (const event of events) {
+    turns.see(event);
+    if (event.type === "init") sessionId ??= stringField(event, "session_id");
+    // A tool call ends the turn's text: the result is the text after the last one.
+    if (event.type === "tool_use") text = "";
+    if (event.type === "message" && event.role === "assistant") {
+      const content = stringField(event, "content") ?? "";
+      text = event.delta === true ? text + content : content;
+    }
+    const message =
+      event.type === "error" && event.severity === "error" ? stringField(event, "message") : undefined;
+    if (message !== undefined && message !== "") errors.push(message);
+  }
+  return { turns: turns.turns, text, sessionId, errors };
 }
 
 /** The CLI's own exit for credentials it cannot use: no output, the reason on stderr. */
@@ -154,7 +165,12 @@ function totals(models: ReadonlyMap<string, GeminiModelTokens>): Record<string, 
     cached += t.cached;
     output += t.output;
   }
-  return { input_tokens: input, output_tokens: output, cache_read_input_tokens: cached, cache_creation_input_tokens: 0 };
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: 0,
+  };
 }
 
 function count(value: unknown): number {

@@ -31,7 +31,9 @@ describe("GeminiStreamReader", () => {
     const reader = new GeminiStreamReader();
     reader.push("Loaded cached credentials.\n[1]\nnull\n{broken\n");
     reader.push('{"type":"tool_use","tool_name":"read_file"}\n{"type":"tool_use","tool_name":"glob"}\n');
-    reader.push('{"type":"tool_result"}\n{"type":"tool_result"}\n{"type":"message","role":"user","content":"x"}\n');
+    reader.push(
+      '{"type":"tool_result"}\n{"type":"tool_result"}\n{"type":"message","role":"user","content":"x"}\n',
+    );
     reader.push('{"type":"message","role":"assistant","content":"done"}');
     expect(reader.progress).toEqual({ turns: 1, last_tool: "glob" });
     reader.push("\n");
