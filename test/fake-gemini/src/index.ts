@@ -1,6 +1,7 @@
 export { type FakeGeminiEnvOptions, fakeGeminiEnv } from "./env.js";
 export {
   type FakeGeminiScript,
+  type GeminiEntry,
   type GeminiFault,
   type GeminiFunctionCall,
   GeminiScriptError,

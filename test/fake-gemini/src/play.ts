@@ -1,5 +1,12 @@
 import type { GeminiRequestFacts } from "./request.js";
-import type { FakeGeminiScript, GeminiFault, GeminiStory, GeminiTurn, GeminiUsage } from "./script.js";
+import type {
+  FakeGeminiScript,
+  GeminiEntry,
+  GeminiFault,
+  GeminiStory,
+  GeminiTurn,
+  GeminiUsage,
+} from "./script.js";
 
 /** A fault in one shape: an HTTP error with its Google API body, a cut stream, a malformed 200, or no answer. */
 export type PlayedFault =
@@ -43,7 +50,8 @@ const NO_SCRIPT: GeminiStory = { turns: [{ text: "The fake model has no script f
 
 /**
  * Picks the answer for a request: the scripted turn at the request's turn index, of the story for the
- * task named in its prompt, else the default story. Stateless except for `counts`, the faults served so
+ * request's attempt, of the task named in its prompt (or the generation request it names), else of the
+ * default story. Stateless except for `counts`, the faults served so
  * far per story and turn (so that `times` can stop them).
  */
 export function planMove(
@@ -51,11 +59,20 @@ export function planMove(
   facts: GeminiRequestFacts,
   counts: Map<string, number>,
 ): Move {
-  const scripted = facts.taskId === undefined ? undefined : script.tasks?.[facts.taskId];
-  const name = scripted !== undefined && facts.taskId !== undefined ? facts.taskId : "default";
-  const story = scripted ?? script.default ?? NO_SCRIPT;
+  const [entries, key, label] =
+    facts.generate !== undefined
+      ? [script.generate, facts.generate, `generate:${facts.generate}`]
+      : [script.tasks, facts.taskId, facts.taskId];
+  const scripted =
+    key !== undefined && entries !== undefined && Object.hasOwn(entries, key) ? entries[key] : undefined;
+  const name = scripted !== undefined && label !== undefined ? label : "default";
+  const story = storyOf(scripted ?? script.default ?? NO_SCRIPT, facts.attempt);
   const turn: GeminiTurn | undefined = story.turns[facts.turn];
-  const fault = dueFault(turn?.fault ?? story.fault ?? script.fault, `${name}#${facts.turn}`, counts);
+  const fault = dueFault(
+    turn?.fault ?? story.fault ?? script.fault,
+    `${name}#${facts.attempt}#${facts.turn}`,
+    counts,
+  );
   if (fault !== undefined) return { type: "fault", fault: playedFault(fault), script: name };
   const fill = (text: string) =>
     text
@@ -79,6 +96,13 @@ export function planMove(
       .map((c) => c.name)
       .filter((n) => !facts.toolNames.includes(n)),
   };
+}
+
+/** The story attempt `attempt` plays: its own, the last one past the end, or the one story. */
+function storyOf(entry: GeminiEntry, attempt: number): GeminiStory {
+  if (!("attempts" in entry)) return entry;
+  const stories = entry.attempts;
+  return stories[Math.min(attempt, stories.length) - 1] ?? stories[stories.length - 1] ?? NO_SCRIPT;
 }
 
 /** The fault to serve now, if any: one with `times` stops once it was served that often for `key`. */

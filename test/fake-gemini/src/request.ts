@@ -2,6 +2,10 @@
 export type GeminiRequestFacts = {
   /** The task id from a `Task id:` line of the latest prompt, if any. */
   readonly taskId: string | undefined;
+  /** The generation request of a `Generate: <name>` line coming before any task id line, if any. */
+  readonly generate: string | undefined;
+  /** The attempt from the prompt's first `Attempt: N of M` line; 1 when there is none. */
+  readonly attempt: number;
   /**
    * Which scripted turn to play: the number of model contents since the latest user prompt (a user
    * content with text, not a function response), so a resumed session starts its new prompt at turn 0.
@@ -21,6 +25,8 @@ type Part = { text?: unknown; functionResponse?: { name?: unknown; response?: un
 type Content = { role?: unknown; parts?: unknown };
 
 const TASK_ID = /^[\s>*_#-]*Task id:[\s*_`]*([^\s*`]+)/im;
+const GENERATE = /^[\s>*_#-]*Generate:[\s*_`]*([^\s*`]+)/im;
+const ATTEMPT = /^[\s>*_#-]*Attempt:\s*(\d+)\s+of\s+\d+/im;
 const CWD = /Workspace Directories:\**\s*\n\s*-\s*(\S[^\n]*)/;
 /** The most of a prompt the fake keeps, in characters. */
 export const PROMPT_LOG_CHARS = 16 * 1024;
@@ -46,8 +52,13 @@ export function readGeminiRequest(body: unknown): GeminiRequestFacts {
   }
   const prompt = promptAt < 0 ? "" : textOf(contents[promptAt]);
   const allText = contents.map(textOf).join("\n");
+  const task = TASK_ID.exec(prompt);
+  const generation = GENERATE.exec(prompt);
+  const generates = generation !== null && (task === null || generation.index < task.index);
   return {
-    taskId: TASK_ID.exec(prompt)?.[1],
+    taskId: generates ? undefined : task?.[1],
+    generate: generates ? generation?.[1] : undefined,
+    attempt: Math.max(1, Number(ATTEMPT.exec(prompt)?.[1] ?? 1)),
     turn: contents.slice(promptAt + 1).filter((c) => c?.role === "model").length,
     prompt: prompt.slice(0, PROMPT_LOG_CHARS),
     cwd: CWD.exec(allText)?.[1]?.trim(),

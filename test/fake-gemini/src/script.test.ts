@@ -18,6 +18,7 @@ describe("validateGeminiScript", () => {
           exhausted_text: "done",
         },
       },
+      generate: { plan: { attempts: [{ turns: [{ text: "{}" }] }, { turns: [] }] } },
       default: { turns: [], fault: { kind: "hang" } },
       side_text: "{}",
       fault: { status: 400, reason: "API_KEY_INVALID", retry_delay: 3, message: "m" },
@@ -28,7 +29,7 @@ describe("validateGeminiScript", () => {
   it("names the first bad field and what is wrong with it", () => {
     const cases: [unknown, string][] = [
       [[], "script: must be an object"],
-      [{ task: {} }, 'task: unknown key "task"; the keys allowed here are tasks, default, side_text, fault'],
+      [{ task: {} }, 'task: unknown key "task"; the keys allowed here are tasks, generate, default, side_text, fault'],
       [{ default: { turns: {} } }, "default.turns: must be an array"],
       [
         { default: { turns: [{ function_calls: [{ name: "", args: {} }] }] } },
@@ -47,6 +48,14 @@ describe("validateGeminiScript", () => {
         'fault: needs "status" (400-599) or "kind" ("cut", "malformed" or "hang")',
       ],
       [{ fault: "slow" }, "fault: must be an object"],
+      [
+        { generate: { plan: { attempts: [] } } },
+        "generate.plan.attempts: must be a non-empty array of stories",
+      ],
+      [
+        { tasks: { T: { attempts: [{ turns: [] }], turns: [] } } },
+        'tasks.T.turns: cannot stand beside "attempts"',
+      ],
       [
         { tasks: { T: { turns: [], fault: { status: 429, times: 0 } } } },
         "tasks.T.fault.times: must be a positive number",

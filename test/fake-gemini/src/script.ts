@@ -6,14 +6,25 @@
  */
 export type FakeGeminiScript = {
   /** Stories by task id. */
-  readonly tasks?: Readonly<Record<string, GeminiStory>>;
-  /** Played for sessions whose task id is missing or not scripted. */
-  readonly default?: GeminiStory;
+  readonly tasks?: Readonly<Record<string, GeminiEntry>>;
+  /**
+   * Stories by generation request (`plan`, `prd`), for prompts with a `Generate: <name>` line instead of
+   * a task id: whilly's plan generation and PRD writing.
+   */
+  readonly generate?: Readonly<Record<string, GeminiEntry>>;
+  /** Played for sessions whose task id (or generation request) is missing or not scripted. */
+  readonly default?: GeminiEntry;
   /** The answer to side requests (non-streaming `generateContent`, e.g. the CLI's next-speaker check). */
   readonly side_text?: string;
   /** A fault served to every agent request whose turn and story have none of their own. */
   readonly fault?: GeminiFault;
 };
+
+/**
+ * A task's entry: one story for every attempt, or a story per attempt (`attempts[N-1]` for attempt N,
+ * read from the prompt's `Attempt: N of M` line; attempts past the end play the last one).
+ */
+export type GeminiEntry = GeminiStory | { readonly attempts: readonly GeminiStory[] };
 
 /** One session's story. */
 export type GeminiStory = {
@@ -81,8 +92,9 @@ export class GeminiScriptError extends Error {
 }
 
 const KEYS = {
-  script: ["tasks", "default", "side_text", "fault"],
+  script: ["tasks", "generate", "default", "side_text", "fault"],
   story: ["turns", "fault", "exhausted_text"],
+  entry: ["turns", "fault", "exhausted_text", "attempts"],
   turn: ["text", "function_calls", "usage", "fault", "delay_ms"],
   call: ["name", "args"],
   usage: ["prompt_tokens", "candidates_tokens", "cached_tokens", "thoughts_tokens"],
@@ -98,15 +110,38 @@ const KINDS = ["cut", "malformed", "hang"];
  */
 export function validateGeminiScript(value: unknown): FakeGeminiScript {
   const root = asObject(value, "script", KEYS.script);
-  if (root.tasks !== undefined) {
-    for (const [id, story] of Object.entries(asObject(root.tasks, "tasks"))) checkStory(story, `tasks.${id}`);
+  for (const group of ["tasks", "generate"] as const) {
+    if (root[group] === undefined) continue;
+    for (const [id, entry] of Object.entries(asObject(root[group], group)))
+      checkEntry(entry, `${group}.${id}`);
   }
-  if (root.default !== undefined) checkStory(root.default, "default");
+  if (root.default !== undefined) checkEntry(root.default, "default");
   if (root.side_text !== undefined && typeof root.side_text !== "string") {
     throw new GeminiScriptError("side_text", "must be a string");
   }
   if (root.fault !== undefined) checkFault(root.fault, "fault");
   return value as FakeGeminiScript;
+}
+
+/** A story, or `{"attempts": [story, ...]}` with nothing beside it. */
+function checkEntry(value: unknown, path: string): void {
+  const entry = asObject(value, path, KEYS.entry);
+  if (entry.attempts === undefined) {
+    checkStory(entry, path);
+    return;
+  }
+  const other = Object.keys(entry).find((key) => key !== "attempts");
+  if (other !== undefined) {
+    throw new GeminiScriptError(
+      `${path}.${other}`,
+      'cannot stand beside "attempts"; put it in each attempt\'s story',
+    );
+  }
+  if (!Array.isArray(entry.attempts) || entry.attempts.length === 0) {
+    throw new GeminiScriptError(`${path}.attempts`, "must be a non-empty array of stories");
+  }
+  for (const [i, story] of (entry.attempts as unknown[]).entries())
+    checkStory(story, `${path}.attempts[${i}]`);
 }
 
 function checkStory(value: unknown, path: string): void {

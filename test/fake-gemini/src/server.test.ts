@@ -98,6 +98,31 @@ describe("fake Gemini API", () => {
     expect(resumed.parts[2]).toMatchObject({ functionCall: { name: "write_file" } });
   });
 
+  it("plays a story per attempt and generation requests by name", async () => {
+    fake = await startFakeGemini({
+      script: {
+        tasks: {
+          T2: { attempts: [{ turns: [{ text: "first try" }] }, { turns: [{ text: "second try" }] }] },
+        },
+        generate: { plan: { turns: [{ text: '{"tasks": []}' }] } },
+      },
+    });
+    const say = async (prompt: string) =>
+      (await stream(fake?.url ?? "", [user(prompt)])).parts.map((p) => p.text).join("");
+    expect(await say("Task id: T2\nAttempt: 1 of 3")).toBe("first try");
+    expect(await say("Task id: T2\nAttempt: 2 of 3")).toBe("second try");
+    expect(await say("Task id: T2\nAttempt: 3 of 3")).toBe("second try");
+    expect(await say("Generate: plan\nTask id: in the example")).toBe('{"tasks": []}');
+    expect(await say("Task id: OTHER")).toBe("The fake model has no script for this task.");
+    expect(fake.requests().map((r) => [r.script, r.attempt])).toEqual([
+      ["T2", 1],
+      ["T2", 2],
+      ["T2", 3],
+      ["generate:plan", 1],
+      ["default", 1],
+    ]);
+  });
+
   it("serves faults with Google API error bodies, counted by times, and warns about tools not offered", async () => {
     fake = await startFakeGemini({
       script: {

@@ -15,7 +15,9 @@ export type GeminiRequestLogEntry = {
   readonly kind: "agent" | "side" | "count" | "other";
   readonly model?: string | undefined;
   readonly taskId?: string | undefined;
-  /** The story played: a task id or `default`. */
+  /** The attempt, from the prompt's `Attempt: N of M` line (1 when none). */
+  readonly attempt?: number | undefined;
+  /** The story played: a task id, `generate:<name>` or `default`. */
   readonly script?: string | undefined;
   readonly turn?: number | undefined;
   /** On a session's first turn only: the prompt it answers (at most 16 KiB). */
@@ -155,6 +157,7 @@ export async function startFakeGemini(options: FakeGeminiOptions): Promise<FakeG
       kind: "agent" as const,
       model,
       taskId: facts.taskId,
+      attempt: facts.attempt,
       script: move.script,
       turn: facts.turn,
       ...(facts.turn === 0 ? { prompt: facts.prompt } : {}),
