@@ -29,7 +29,10 @@ describe("validateGeminiScript", () => {
   it("names the first bad field and what is wrong with it", () => {
     const cases: [unknown, string][] = [
       [[], "script: must be an object"],
-      [{ task: {} }, 'task: unknown key "task"; the keys allowed here are tasks, generate, default, side_text, fault'],
+      [
+        { task: {} },
+        'task: unknown key "task"; the keys allowed here are tasks, generate, default, side_text, fault',
+      ],
       [{ default: { turns: {} } }, "default.turns: must be an array"],
       [
         { default: { turns: [{ function_calls: [{ name: "", args: {} }] }] } },
