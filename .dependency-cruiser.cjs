@@ -172,7 +172,7 @@ module.exports = {
       severity: "error",
       comment: "core's tests exercise core alone (plus test libraries, Node built-ins and fixture files).",
       from: { path: "^core/src/.*\\.test\\.ts$" },
-      to: { path: ["^(agent|cli|worker-api|drizzle)/", "^test/(support|e2e|fake-anthropic)/"] },
+      to: { path: ["^(agent|cli|worker-api|drizzle)/", "^test/(support|e2e|fake-anthropic|fake-gemini)/"] },
     },
     {
       name: "agent-tests-meet-control-plane-by-entry",
@@ -202,6 +202,19 @@ module.exports = {
       to: { path: ["^(core|agent|cli|worker-api|drizzle)/", "^test/(support|e2e|workerd|fixtures)/"] },
     },
     {
+      name: "fake-gemini-stands-alone",
+      severity: "error",
+      comment:
+        "test/fake-gemini stands in for the Gemini API: it imports no whilly workspace, so it cannot drift towards what whilly expects.",
+      from: { path: "^test/fake-gemini/" },
+      to: {
+        path: [
+          "^(core|agent|cli|worker-api|drizzle)/",
+          "^test/(support|e2e|workerd|fixtures|fake-anthropic)/",
+        ],
+      },
+    },
+    {
       name: "declared-dependencies",
       severity: "error",
       comment:
@@ -226,7 +239,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: ["^(core|agent|cli|worker-api|drizzle|test/fake-anthropic)/dist/", "\\.d\\.ts$"] },
+    exclude: {
+      path: ["^(core|agent|cli|worker-api|drizzle|test/fake-anthropic|test/fake-gemini)/dist/", "\\.d\\.ts$"],
+    },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.test.json" },
     combinedDependencies: true,

@@ -55,7 +55,7 @@ export function providerLimit(
   const message = firstLine(usageText ?? texts.find((t) => t.trim() !== "") ?? "");
   const until = () => {
     for (const t of texts) {
-      const at = limitResetTime(t, now, hostZone);
+      const at = limitResetTime(t, now, hostZone) ?? geminiRetryAt(t, now);
       if (at !== undefined) return at;
     }
     return undefined;
@@ -67,8 +67,34 @@ export function providerLimit(
   if (typeof status === "number" && LIMIT_STATUSES.has(status)) return { message, until: until() };
   if (typeof type === "string" && LIMIT_ERROR_TYPES.has(type)) return { message, until: until() };
   if (typeof status === "number") return undefined;
-  return texts.some((t) => API_LIMIT_TEXT.test(t)) ? { message, until: until() } : undefined;
+  const limitText = (t: string) => API_LIMIT_TEXT.test(t) || GEMINI_LIMIT_TEXT.test(t);
+  return texts.some(limitText) ? { message, until: until() } : undefined;
 }
+
+// Gemini CLI wordings (the Gemini API's quota errors as the Gemini CLI prints them).
+
+/**
+ * How the Gemini API's quota and rate limits read once the Gemini CLI gave up:
+ * `[API Error: You have exhausted your daily quota on this model.]`, `Quota exceeded for quota metric
+ * 'Generate Content API requests per minute' ...`, `You exceeded your current quota ...`, a
+ * `RESOURCE_EXHAUSTED` body, `Resource has been exhausted (e.g. check quota).`, `You have exhausted your
+ * capacity on this model`, `Rate limit exceeded`. Narrow on purpose: a disk's "quota exceeded" or a
+ * tool's "rate limited" in a failed run's text is the task's failure, not the provider's limit.
+ */
+const GEMINI_LIMIT_TEXT =
+  /\bRESOURCE_EXHAUSTED\b|resource has been exhausted|quota exceeded for quota metric|exceeded your current quota|exhausted your (?:daily |monthly )?(?:quota|capacity)|rate limit exceeded/i;
+
+/** `Please retry in 43.5s.`, `Please retry in 850ms`, `Suggested retry after 60s.`: a reset after a delay. */
+const GEMINI_RETRY_AFTER = /(?:please retry in|suggested retry after)\s+(\d+(?:\.\d+)?)\s*(ms|s)\b/i;
+
+/** The instant a Gemini quota error's retry delay ends, counted from `now`; `undefined` when it names none. */
+export function geminiRetryAt(text: string, now: Date): Date | undefined {
+  const m = GEMINI_RETRY_AFTER.exec(text);
+  if (m?.[1] === undefined) return undefined;
+  const ms = Number(m[1]) * (m[2]?.toLowerCase() === "ms" ? 1 : 1000);
+  return Number.isFinite(ms) ? new Date(now.getTime() + Math.ceil(ms)) : undefined;
+}
+// End of the Gemini CLI wordings.
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 

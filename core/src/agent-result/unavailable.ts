@@ -19,6 +19,14 @@ const INSTALL_SPAWN_CODES = new Set(["ENOENT", "EACCES", "ENOEXEC", "EISDIR"]);
 const AUTH_TEXT =
   /not logged in|please run \/login|invalid api key|failed to authenticate|authentication_error|oauth token (?:has )?expired|invalid bearer token/i;
 
+/**
+ * What the Gemini CLI prints when it has no usable credentials: the API's `API key not valid. Please
+ * pass a valid API key.` (`API_KEY_INVALID`), `API key expired`, and its own `When using Gemini API, you
+ * must specify the GEMINI_API_KEY environment variable.` and `Please set an Auth method in your ...`.
+ */
+const GEMINI_AUTH_TEXT =
+  /api key not valid|\bAPI_KEY_INVALID\b|api key expired|must specify the GEMINI_API_KEY|please set an auth method/i;
+
 /** What Claude Code's launcher prints when its native binary was never installed (install scripts skipped). */
 const INSTALL_TEXT = /native binary not installed/i;
 
@@ -41,7 +49,7 @@ export function agentUnavailable(
   if (json !== undefined) return fromResult(run, json, texts);
   if (run.exitCode === 0 || run.signal !== null) return undefined;
   const printed = `${run.stdout}\n${run.stderr}`;
-  if (AUTH_TEXT.test(printed)) return "auth";
+  if (AUTH_TEXT.test(printed) || GEMINI_AUTH_TEXT.test(printed)) return "auth";
   if (run.exitCode === 126 || run.exitCode === 127) return "install";
   return INSTALL_TEXT.test(printed) ? "install" : undefined;
 }
@@ -54,5 +62,5 @@ function fromResult(
 ): AgentUnavailableKind | undefined {
   if (json.is_error !== true && run.exitCode === 0) return undefined;
   if (json.api_error_status === 401 || json.api_error_status === 403) return "auth";
-  return texts.some((t) => AUTH_TEXT.test(t)) ? "auth" : undefined;
+  return texts.some((t) => AUTH_TEXT.test(t) || GEMINI_AUTH_TEXT.test(t)) ? "auth" : undefined;
 }
