@@ -74,7 +74,6 @@ export type AgentRunResult = ProcessGroupResult & {
  * `WHILLY_ATTEMPT_ID`; on Linux none outlives the call (docs/agent.md). Credentials are redacted.
  */
 export async function runAgent(input: RunAgentInput): Promise<AgentRunResult> {
-  const { adapter } = input;
   const promptDir = await mkdtemp(join(tmpdir(), "whilly-prompt-"));
   try {
     const promptFile = join(promptDir, "prompt.md");
