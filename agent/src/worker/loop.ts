@@ -322,16 +322,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
     }
     if (attempt.limited) {
-      // The provider's limit, not the task's fault: the attempt is given back and every slot of this
-      // process waits for the limit to pass, unless another agent is left to claim for meanwhile.
-      const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
-      const agentUntil =
-        agent === undefined ? undefined : options.capabilities?.pauseAgent(agent, attempt.limited.until);
-      const until = agentUntil ?? gate.pause(attempt.limited.until);
-      const message = attempt.limited.message;
-      if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
-      const only = agentUntil === undefined ? {} : { agent };
-      emit({ kind: "paused", task, until, message, ...only });
+      await handBackLimited(task, attempt, attempt.limited);
       return true;
     }
     if (attempt.fault && !stopSignal.aborted) {
@@ -347,6 +338,24 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (!attempt.aborted && !stopSignal.aborted) return false;
     await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt));
     return true;
+  }
+
+  /**
+   * The provider's limit, not the task's fault: the attempt is given back and every slot of this
+   * process waits for the limit to pass, unless another agent is left to claim for meanwhile.
+   */
+  async function handBackLimited(
+    task: TaskPayload,
+    attempt: AgentAttempt,
+    limited: NonNullable<AgentAttempt["limited"]>,
+  ): Promise<void> {
+    const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
+    const agentUntil =
+      agent === undefined ? undefined : options.capabilities?.pauseAgent(agent, limited.until);
+    const until = agentUntil ?? gate.pause(limited.until);
+    const { message } = limited;
+    if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
+    emit({ kind: "paused", task, until, message, ...(agentUntil === undefined ? {} : { agent }) });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
