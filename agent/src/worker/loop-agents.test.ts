@@ -22,10 +22,11 @@ const limitedOn = (agent: string): AgentAttempt => ({
   limited: { message: "You've hit your limit", until: new Date(Date.now() + 3_600_000) },
 });
 
-function setup(agents: string[]) {
+function setup(agents: string[], routed = true) {
+  const agent = routed ? { agent: "claude", model: null } : {};
   const { client, calls } = scriptedClient({
-    claim: [claimReply],
-    start: [inProgress],
+    claim: [{ ...claimReply, task: { ...claimReply.task, ...agent } }],
+    start: [{ ...inProgress, ...agent }],
     release: [{ ...claimedTask, status: "PENDING", version: 3 }],
     complete: [{ ...inProgress, status: "DONE", version: 3 }],
     heartbeat: [{ ok: true }],
@@ -64,6 +65,19 @@ describe("runWorkerLoop with several agents", () => {
     expect(sent[0]?.choice).toEqual({ agent: "cmd" });
     expect(gate.pausedUntil()).toBeUndefined();
     expect(events.find((e) => e.kind === "paused")).toMatchObject({ agent: "claude" });
+  });
+
+  it("with a control plane that does not name the task's agent pauses the whole worker, as before", async () => {
+    const { client, gate, capabilities } = setup(["claude", "cmd"], false);
+    const { options } = loopOptions(client, {
+      pause: gate,
+      capabilities,
+      whenPaused: "stop",
+      runAttempt: async () => limitedOn("claude"),
+    });
+    expect(await runWorkerLoop(options)).toMatchObject({ limited: 1 });
+    expect(gate.pausedUntil()).toBeDefined();
+    expect(capabilities.advertised().agents).toEqual(["claude", "cmd"]);
   });
 
   it("with no other agent left pauses the whole worker, as with one agent", async () => {

@@ -93,7 +93,8 @@ export type WorkerLoopOptions = {
   whenPaused?: "wait" | "stop" | undefined;
   /**
    * What the worker can run, sent with each claim; a usage limit on one agent of several pauses that
-   * agent alone (it is left out of the claims until its reset). None (an older worker's claim) when undefined.
+   * agent alone (it is left out of the claims until its reset) when the control plane routes by agent
+   * (its claim reply names the task's agent). None (an older worker's claim) when undefined.
    */
   capabilities?: Capabilities | undefined;
   /** `--agent`/`--model`/`--force-agent`/`--force-model`, sent with each claim. */
@@ -349,9 +350,12 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     attempt: AgentAttempt,
     limited: NonNullable<AgentAttempt["limited"]>,
   ): Promise<void> {
+    // Only a control plane that names the claim's agent routes by the agents a worker advertises; an
+    // older one would hand this worker the paused agent's tasks again, so the whole worker pauses.
+    const routed = typeof task.agent === "string" && task.agent !== "";
     const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
     const agentUntil =
-      agent === undefined ? undefined : options.capabilities?.pauseAgent(agent, limited.until);
+      agent === undefined || !routed ? undefined : options.capabilities?.pauseAgent(agent, limited.until);
     const until = agentUntil ?? gate.pause(limited.until);
     const { message } = limited;
     if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
