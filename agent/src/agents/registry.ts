@@ -13,6 +13,7 @@ export type AdapterFactory = (settings: AgentSettings) => AgentAdapter | undefin
  */
 export const ADAPTER_FACTORIES: Readonly<Record<AgentName, AdapterFactory>> = {
   claude: (settings) => createClaudeAdapter(settings.claude),
+  // On merge with the Codex and Gemini CLI adapters (agent/src/agents/codex, agent/src/agents/gemini):
   // codex: (settings) => createCodexAdapter(settings.env),
   // gemini: (settings) => createGeminiAdapter(settings.env),
   cmd: (settings) =>

@@ -80,12 +80,17 @@ export interface AgentAdapter {
    * The run's result in the shape the shared classifier reads (see {@link RawAgentResult}), from what
    * the process printed; `undefined` when the output holds no result (the classifier then judges by
    * exit code and signal). Total: never throws, whatever was printed.
+   * @param invocation the run's invocation, for adapters that price the run themselves by its model
+   *   (Codex); without it they assume their default model.
    */
-  result(output: {
-    readonly stdout: string;
-    readonly stderr: string;
-    readonly exitCode: number | null;
-  }): RawAgentResult | undefined;
+  result(
+    output: {
+      readonly stdout: string;
+      readonly stderr: string;
+      readonly exitCode: number | null;
+    },
+    invocation?: AgentInvocation,
+  ): RawAgentResult | undefined;
   /**
    * How success is judged from a result: `completion-marker` (the final text must end with
    * `<promise>COMPLETE</promise>`) or `exit-code` (exit 0 is success; whilly's checks decide the rest).

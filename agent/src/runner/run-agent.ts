@@ -121,7 +121,7 @@ async function runWith(input: RunAgentInput, invocation: AgentInvocation): Promi
   stream.push("\n");
   activity.stop();
   const secrets = [...(input.secrets ?? []), ...secretsOf(env)];
-  const result = run.spawnError ? null : (adapter.result(run) ?? null);
+  const result = run.spawnError ? null : (adapter.result(run, invocation) ?? null);
   const resultRule = invocation.mode === "answer" ? "answer" : adapter.successRule;
   const classified = classifyAgentRun({
     ...run,
