@@ -58,7 +58,11 @@ describe("probeAgents with real child processes", () => {
     const reasons = Object.fromEntries(found.failures.map((f) => [f.agent, f.reason]));
     expect(reasons["b-fails"]).toBe(`${fails} --version exited with code 3: not logged in`);
     expect(reasons["c-hangs"]).toBe(`${hangs} --version did not answer within 1s`);
-    expect(reasons["d-missing"]).toMatch(/ENOENT|not found|no such file/i);
+    expect(reasons["d-missing"]).toBe(`${join(dir, "nowhere")} is not an executable file`);
+    expect(found.failures.filter((f) => f.missing).map((f) => f.agent)).toEqual([
+      "d-missing",
+      "f-lookup-missing",
+    ]);
     expect(reasons["f-lookup-missing"]).toBe("no program 'no-such-agent-program' on PATH");
     const sleeper = Number(readFileSync(pidFile, "utf8"));
     expect(

@@ -11,8 +11,15 @@ import type { AgentAdapter, AgentName } from "./types.js";
 export type ProbeResult = {
   /** The agents whose check passed, in the order given. */
   readonly working: readonly AgentName[];
-  /** Why each other one failed, for a log line (`codex: no program 'codex' on PATH`). */
-  readonly failures: readonly { readonly agent: AgentName; readonly reason: string }[];
+  /**
+   * Why each other one failed, for a log line (`codex: no program 'codex' on PATH`); `missing` when its
+   * program was not found at all (not installed here).
+   */
+  readonly failures: readonly {
+    readonly agent: AgentName;
+    readonly reason: string;
+    readonly missing: boolean;
+  }[];
 };
 
 /** Options of {@link probeAgents}. */
@@ -26,9 +33,10 @@ export type ProbeOptions = {
 };
 
 /**
- * Checks, all at once, which agents start on this machine: each adapter's `versionArgv()` must exit 0
- * within `timeoutMs` (a hung one is killed with everything it started). An adapter with an empty
- * `versionArgv()` (the generic command) is only looked up: its program must be an executable file.
+ * Checks, all at once, which agents start on this machine: each adapter's program must be found (a name
+ * along `PATH`, a path as an executable file), then its `versionArgv()` must exit 0 within `timeoutMs` (a
+ * hung one is killed with everything it started). An adapter with an empty `versionArgv()` (the generic
+ * command) is only looked up.
  * Never rejects.
  */
 export async function probeAgents(
@@ -37,23 +45,29 @@ export async function probeAgents(
 ): Promise<ProbeResult> {
   const reasons = await Promise.all(adapters.map((adapter) => probeOne(adapter, options)));
   const working: AgentName[] = [];
-  const failures: { agent: AgentName; reason: string }[] = [];
+  const failures: { agent: AgentName; reason: string; missing: boolean }[] = [];
   adapters.forEach((adapter, i) => {
-    const reason = reasons[i];
-    if (reason === undefined) working.push(adapter.name);
-    else failures.push({ agent: adapter.name, reason });
+    const failed = reasons[i];
+    if (failed === undefined) working.push(adapter.name);
+    else failures.push({ agent: adapter.name, ...failed });
   });
   return { working, failures };
 }
 
 /** Why `adapter` does not start here, or `undefined` when it does. */
-async function probeOne(adapter: AgentAdapter, options: ProbeOptions): Promise<string | undefined> {
+async function probeOne(
+  adapter: AgentAdapter,
+  options: ProbeOptions,
+): Promise<{ reason: string; missing: boolean } | undefined> {
   const argv = adapter.versionArgv();
   const base: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) {
     if (value !== undefined && !isKeptFromAgent(key)) base[key] = value;
   }
-  if (argv.length === 0) return programProblem(adapter.bin, base.PATH, options.cwd);
+  // A program that is not there is not started at all: the common case of a CLI not installed here.
+  const lookup = programProblem(argv[0] ?? adapter.bin, base.PATH, options.cwd);
+  if (lookup !== undefined) return { reason: lookup, missing: true };
+  if (argv.length === 0) return undefined;
   const attemptId = randomUUID();
   const invocation = {
     prompt: "",
@@ -73,12 +87,13 @@ async function probeOne(adapter: AgentAdapter, options: ProbeOptions): Promise<s
     attemptId,
   });
   const command = argv.join(" ");
-  if (run.spawnError) return `${command}: ${run.spawnError.message}`;
-  if (run.timedOut) return `${command} did not answer within ${durationText(options.timeoutMs)}`;
+  const failed = (reason: string) => ({ reason, missing: false });
+  if (run.spawnError) return failed(`${command}: ${run.spawnError.message}`);
+  if (run.timedOut) return failed(`${command} did not answer within ${durationText(options.timeoutMs)}`);
   if (run.exitCode === 0) return undefined;
   const said = firstLine(run.stderr) || firstLine(run.stdout);
   const how = run.signal === null ? `exited with code ${run.exitCode}` : `was killed by ${run.signal}`;
-  return `${command} ${how}${said === "" ? "" : `: ${said}`}`;
+  return failed(`${command} ${how}${said === "" ? "" : `: ${said}`}`);
 }
 
 /**

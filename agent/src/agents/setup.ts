@@ -75,7 +75,8 @@ export type WorkingAgents = { readonly agents: readonly AgentName[]; readonly no
 
 /**
  * The agents this machine can run, checked at start all at once with each adapter's start check
- * ({@link probeAgents}, `WHILLY_AGENT_PROBE_TIMEOUT` each). The default agent, when no flag named it
+ * ({@link probeAgents}, `WHILLY_AGENT_PROBE_TIMEOUT` each). Notes name the agents left out, but not one
+ * whose program is simply not installed and whose variable (`CODEX_BIN`, ...) is unset. The default agent, when no flag named it
  * (`claude`), is advertised without that check: its program was checked already, as before there were
  * several agents. An agent `--agent` or `--force-agent` named must pass.
  * @throws {ConfigurationError} when the named agent does not start, with its adapter's install hint.
@@ -100,7 +101,20 @@ export async function findWorkingAgents(
   const working = new Set(found.working);
   if (assumed !== undefined) working.add(assumed);
   const agents = setup.registry.adapters.map((a) => a.name).filter((name) => working.has(name));
-  return { agents, notes: found.failures.map((f) => `agent ${f.agent} left out: ${f.reason}`) };
+  // An agent nobody set up (its variable unset, its usual program not installed) is left out silently.
+  const told = found.failures.filter((f) => !f.missing || isSetUp(setup, f.agent, options.env));
+  return { agents, notes: told.map((f) => `agent ${f.agent} left out: ${f.reason}`) };
+}
+
+/** True when the user set the agent up: its program's variable (`CODEX_BIN`) is set, or it is the generic command. */
+function isSetUp(
+  setup: AgentSetup,
+  agent: AgentName,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  const adapter = setup.registry.adapters.find((a) => a.name === agent);
+  if (adapter === undefined) return false;
+  return agent === "cmd" || (env[adapter.binVariable] ?? "").trim() !== "";
 }
 
 function checked(
