@@ -1,8 +1,10 @@
+export * from "./agents/index.js";
 export * from "./cli/index.js";
 export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
 export {
   type AttemptReport,
+  type ClaimOptions,
   createTaskClient,
   dependencyWorkOf,
   type Fetch,
@@ -23,6 +25,7 @@ export {
 } from "./pipeline/index.js";
 export * from "./runner/index.js";
 export * from "./verify/index.js";
+export { type Advertised, type Capabilities, createCapabilities } from "./worker/capabilities.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
 export {
   createTaskBudget,

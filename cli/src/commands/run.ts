@@ -1,4 +1,11 @@
-import { checkAgentBin, checkBranchOption, parseClaudeSettings } from "@whilly/agent";
+import {
+  type AgentSetup,
+  checkAgentBin,
+  checkBranchOption,
+  findWorkingAgents,
+  parseAgentFlags,
+  type WorkingAgents,
+} from "@whilly/agent";
 import {
   DEFAULT_STALL_TIMEOUT,
   DEFAULT_TASK_TIMEOUT,
@@ -23,7 +30,7 @@ export const MAX_CONCURRENCY = 32;
 export function runCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "run [file]",
-    "Run a plan's tasks with Claude Code in dependency and priority order",
+    "Run a plan's tasks with Claude Code (or the agent each names) in dependency and priority order",
     (a) =>
       a
         .positional("file", {
@@ -81,6 +88,25 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           describe:
             "stop after this many attempts finished, a failed one that will be retried included (exit 0 when they are all DONE; run again to continue)",
         })
+        .option("agent", {
+          type: "string",
+          describe: "the agent for tasks whose plan names none: claude, cmd (default claude)",
+        })
+        .option("model", { type: "string", describe: "that agent's model (default: the agent's own)" })
+        .option("force-agent", {
+          type: "string",
+          describe: "run every task on this agent, whatever the plan says",
+        })
+        .option("force-model", { type: "string", describe: "run every task with this model" })
+        .option("agent-cmd", {
+          type: "string",
+          describe:
+            "the cmd agent's command (WHILLY_AGENT_CMD), e.g. 'my-agent --prompt-file {prompt_file} --model {model}'; never run through a shell",
+        })
+        .option("tags", {
+          type: "string",
+          describe: "tags this machine has (gpu,macos): tasks requiring them run here",
+        })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {
       if (args.file === undefined && args.plan === undefined) {
@@ -119,9 +145,9 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       }
       if (inGit) await checkRepository(workspace.root, ctx.io.env);
       if (inGit && branch !== undefined) await checkBranchOption(workspace.root, branch, ctx.io.env);
-      const claude = parseClaudeSettings(ctx.io.env);
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
-      checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
+      const { agents, working } = await runAgents(args, ctx);
+      const claude = agents.settings.claude;
       // A stored plan is run only from a store that exists; a file may start a new one.
       if (args.file === undefined) await ctx.store({ mustExist: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
@@ -146,6 +172,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
             setup,
             verify,
             claude,
+            agents: { setup: agents, working: working.agents },
             taskTimeoutMs,
             verifyTimeoutMs,
             stallTimeoutMs,
@@ -155,6 +182,35 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       });
     },
   );
+}
+
+/**
+ * The run's agents from its flags, checked before anything is stored: Claude Code's program when it is
+ * the default agent (as before there were several), then every configured agent's start check, whose
+ * misses are said on stderr.
+ * @throws {ConfigurationError} for a bad agent flag or a named agent that does not start.
+ */
+async function runAgents(
+  args: Readonly<Record<string, unknown>>,
+  ctx: CliContext,
+): Promise<{ agents: AgentSetup; working: WorkingAgents }> {
+  const agents = parseAgentFlags(
+    {
+      agent: textFlag(args.agent, "--agent"),
+      model: textFlag(args.model, "--model"),
+      forceAgent: textFlag(args.forceAgent, "--force-agent"),
+      forceModel: textFlag(args.forceModel, "--force-model"),
+      agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
+      tags: textFlag(args.tags, "--tags"),
+    },
+    ctx.io.env,
+    ctx.io.cwd,
+  );
+  if (agents.defaultAgent === "claude")
+    checkAgentBin(agents.settings.claude.claudeBin, ctx.io.env, ctx.io.cwd);
+  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd });
+  for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
+  return { agents, working };
 }
 
 /**

@@ -36,6 +36,10 @@ export type IntakeArgs = {
   readonly force: boolean;
   readonly budget?: string | undefined;
   readonly model?: string | undefined;
+  /** `--agent`: the agent that writes the plan (one that answers); Claude Code when undefined. */
+  readonly agent?: string | undefined;
+  /** `--agent-cmd`: the `cmd` agent's command. */
+  readonly agentCmd?: string | undefined;
   readonly outputDir: string;
   readonly labelFlip: boolean;
   readonly connect?: string | undefined;
@@ -74,10 +78,12 @@ async function intake(ctx: CliContext, args: IntakeArgs): Promise<number> {
   const budgetMicroUsd = args.budget === undefined ? undefined : budgetOf(args.budget);
   const agent = generationAgentFromEnv(io.env, {
     model: args.model,
+    agent: args.agent,
+    agentCmd: args.agentCmd,
     secrets: ctx.settings.secrets,
     cwd: io.cwd,
   });
-  checkAgentBin(agent.claudeBin, io.env, io.cwd);
+  if (agent.adapter === undefined) checkAgentBin(agent.claudeBin, io.env, io.cwd);
   const prd = newPrdFile(io.cwd, args.outputDir, target.planId, true);
 
   const destination =

@@ -37,6 +37,9 @@ export type TaskSummary = {
   readonly durationMs: number;
   /** The last failure reason in full, or what blocks a pending task; the table shortens it. */
   readonly note: string;
+  /** The agent and model of the task's last finished attempt; `undefined` before one finished. */
+  readonly agent?: string | undefined;
+  readonly model?: string | undefined;
 };
 
 /**
@@ -83,18 +86,7 @@ export function summarizeRun(
   events: readonly EventRecord[],
   extras: RunExtras = {},
 ): RunSummary {
-  const durations = new Map<string, number>();
-  const reasons = new Map<string, string>();
-  for (const event of events) {
-    if (!event.taskId) continue;
-    // A reset keeps both spend and time: the money and the minutes were spent either way.
-    if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
-      // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
-      const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
-      durations.set(event.taskId, (durations.get(event.taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
-    }
-    if (event.eventType === EVENT_TYPES.fail) reasons.set(event.taskId, failureNote(event));
-  }
+  const { durations, reasons, ranOn } = readEvents(events);
   const blockers = new Map(blocked.map((b) => [b.taskId, b.blockedBy]));
   const counts = { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 };
   const rows = tasks.map((t): TaskSummary => {
@@ -123,6 +115,7 @@ export function summarizeRun(
       costMicroUsd: t.spentMicroUsd,
       durationMs: durations.get(t.id) ?? 0,
       note,
+      ...ranOn.get(t.id),
     };
   });
   const budgetExhausted = budgetStops(plan, tasks, events);
@@ -136,6 +129,33 @@ export function summarizeRun(
     budgetMicroUsd: plan.budgetMicroUsd,
     budgetExhausted,
   };
+}
+
+/** Per task, from the plan's events: agent time, the last failure's note, the last attempt's agent and model. */
+function readEvents(events: readonly EventRecord[]) {
+  const durations = new Map<string, number>();
+  const reasons = new Map<string, string>();
+  const ranOn = new Map<string, { agent?: string; model?: string }>();
+  for (const event of events) {
+    const taskId = event.taskId;
+    if (!taskId) continue;
+    // A reset keeps both spend and time: the money and the minutes were spent either way.
+    if (event.eventType !== EVENT_TYPES.complete && event.eventType !== EVENT_TYPES.fail) continue;
+    // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
+    const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
+    durations.set(taskId, (durations.get(taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
+    const agent = agentOfEvent(event);
+    if (agent !== undefined) ranOn.set(taskId, agent);
+    if (event.eventType === EVENT_TYPES.fail) reasons.set(taskId, failureNote(event));
+  }
+  return { durations, reasons, ranOn };
+}
+
+/** The agent and model a COMPLETE or FAIL event's detail names, if it names an agent. */
+function agentOfEvent(event: EventRecord): { agent: string; model?: string } | undefined {
+  const { agent, model } = event.detail ?? {};
+  if (typeof agent !== "string") return undefined;
+  return { agent, ...(typeof model === "string" && model !== "" ? { model } : {}) };
 }
 
 /**
@@ -230,7 +250,14 @@ export function renderSummary(summary: RunSummary, io: Io): string {
     t.durationMs > 0 ? displayDuration(t.durationMs) : "-",
     shortNote(tableNote(t)),
   ]);
-  const table = renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
+  // The agent column shows once some task ran on another agent than Claude Code, the default.
+  const withAgents = summary.tasks.some((t) => t.agent !== undefined && t.agent !== "claude");
+  const table = withAgents
+    ? renderTable(
+        ["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "AGENT", "NOTE"],
+        rows.map((row, i) => [...row.slice(0, 5), agentCell(summary.tasks[i]), ...row.slice(5)]),
+      )
+    : renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
   const counts = Object.entries(summary.counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status}=${n}`)
@@ -247,6 +274,12 @@ export function renderSummary(summary: RunSummary, io: Io): string {
   text += failedLines(summary);
   text += integrationLine(summary.integration);
   return text;
+}
+
+/** `codex gpt-5-codex`: a task's agent and model, `-` before an attempt finished. */
+function agentCell(task: TaskSummary | undefined): string {
+  if (task?.agent === undefined) return "-";
+  return task.model === undefined ? task.agent : `${task.agent} ${task.model}`;
 }
 
 /** The summary as JSON (`whilly run --json`). Money as exact decimal strings in USD. */
@@ -279,6 +312,8 @@ export function summaryJson(summary: RunSummary) {
       worktree: t.worktree ?? null,
       cost_usd: formatUsd(t.costMicroUsd),
       duration_ms: t.durationMs,
+      agent: t.agent ?? null,
+      model: t.model ?? null,
       note: t.note,
     })),
   };

@@ -28,6 +28,11 @@ export function forgeCommand(y: Argv, ctx: CliContext): Argv {
               type: "string",
               describe: "the plan's spend cap in USD (default: unlimited)",
             })
+            .option("agent", {
+              type: "string",
+              describe: "the agent that writes the plan: claude, or cmd with --agent-cmd (default claude)",
+            })
+            .option("agent-cmd", { type: "string", describe: "the cmd agent's command (WHILLY_AGENT_CMD)" })
             .option("model", {
               type: "string",
               describe: "the model (default: WHILLY_MODEL, else claude-opus-4-6)",
@@ -61,6 +66,8 @@ export function forgeCommand(y: Argv, ctx: CliContext): Argv {
             force: args.force,
             budget: textFlag(args.budget, "--budget"),
             model: textFlag(args.model, "--model"),
+            agent: textFlag(args.agent, "--agent"),
+            agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
             outputDir: textFlag(args.outputDir, "--output-dir") ?? "docs",
             labelFlip: args.labelFlip,
             connect: textFlag(args.connect, "--connect"),

@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
+import { textFlag } from "../../options.js";
 import { runInit } from "./run-init.js";
 
 /** `whilly init "<idea>"`: a PRD and a plan from an idea (or from a PRD file), imported into the store. */
@@ -30,6 +31,11 @@ export function initCommand(y: Argv, ctx: CliContext): Argv {
           type: "boolean",
           describe: "write over an existing PRD-<slug>.md",
         })
+        .option("agent", {
+          type: "string",
+          describe: "the agent that writes the plan: claude, or cmd with --agent-cmd (default claude)",
+        })
+        .option("agent-cmd", { type: "string", describe: "the cmd agent's command (WHILLY_AGENT_CMD)" })
         .option("model", {
           type: "string",
           describe: "the model (default: WHILLY_MODEL, else claude-opus-4-6)",
@@ -50,6 +56,8 @@ export function initCommand(y: Argv, ctx: CliContext): Argv {
         outputDir: args.outputDir,
         force: args.force === true,
         model: args.model,
+        agent: textFlag(args.agent, "--agent"),
+        agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
         budget: args.budget,
       });
     },

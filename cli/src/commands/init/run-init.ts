@@ -45,6 +45,10 @@ export type InitArgs = {
   readonly outputDir: string;
   readonly force: boolean;
   readonly model?: string | undefined;
+  /** `--agent`: the agent that writes the plan (one that answers); Claude Code when undefined. */
+  readonly agent?: string | undefined;
+  /** `--agent-cmd`: the `cmd` agent's command. */
+  readonly agentCmd?: string | undefined;
   readonly budget?: string | undefined;
 };
 
@@ -104,10 +108,12 @@ async function prepare(ctx: CliContext, args: InitArgs): Promise<InitSetup> {
   }
   const agent = generationAgentFromEnv(io.env, {
     model: args.model,
+    agent: args.agent,
+    agentCmd: args.agentCmd,
     secrets: ctx.settings.secrets,
     cwd: io.cwd,
   });
-  checkAgentBin(agent.claudeBin, io.env, io.cwd);
+  if (agent.adapter === undefined) checkAgentBin(agent.claudeBin, io.env, io.cwd);
   step(io, `plan '${slug}': checking the store before any model call`);
   const store = await ctx.store();
   await assertPlanFree(store, slug);
