@@ -11,3 +11,10 @@ export {
   TAG_NAME,
   tagNameSchema,
 } from "./choice.js";
+export {
+  DEFAULT_CAPABILITIES,
+  describeWaitingFor,
+  missingPieces,
+  type WaitingFor,
+  type WaitingTask,
+} from "./routing.js";
