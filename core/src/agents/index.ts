@@ -15,6 +15,7 @@ export {
   DEFAULT_CAPABILITIES,
   describeWaitingFor,
   missingPieces,
+  type RunChoice,
   type WaitingFor,
   type WaitingTask,
 } from "./routing.js";

@@ -29,7 +29,8 @@ export function describeWaitingFor(waiting: WaitingFor): string {
 
 /**
  * What the pieces {@link WaitingFor} names are, from a task's requirement and the capabilities of the
- * workers that could take it: the agent when no set has it, the tags no set has; the whole
+ * workers that could take it: the agent when no set would run the task on an agent it has, the tags
+ * no set has; the whole
  * requirement when each piece is somewhere but never all in one set. `agent` is the agent the task
  * resolves to without a worker's own choice (`undefined` when only a worker's `--agent` would name one:
  * then the default agent is what is missing when no set has it).
@@ -39,8 +40,22 @@ export function missingPieces(
   sets: readonly WorkerCapabilities[],
 ): WaitingFor {
   const agent = requirement.agent ?? DEFAULT_AGENT;
-  const agentMissing = !sets.some((set) => set.agents.includes(agent));
+  // Each worker runs the task on its forced agent, else the task's, else its own default.
+  const agentMissing = !sets.some((set) =>
+    set.agents.includes(set.forceAgent ?? requirement.agent ?? set.agent ?? DEFAULT_AGENT),
+  );
   const tags = requirement.tags.filter((tag) => !sets.some((set) => set.tags.includes(tag)));
   if (agentMissing || tags.length > 0) return { ...(agentMissing ? { agent } : {}), tags };
   return { ...(requirement.agent === undefined ? {} : { agent }), tags: [...requirement.tags] };
 }
+
+/**
+ * A worker's own say on the agent and model (its `--agent`, `--model`, `--force-agent`,
+ * `--force-model`), as a claim carries it for `chooseAgent`.
+ */
+export type RunChoice = {
+  readonly agent?: string | undefined;
+  readonly model?: string | undefined;
+  readonly forceAgent?: string | undefined;
+  readonly forceModel?: string | undefined;
+};

@@ -66,8 +66,8 @@ describe("agent, model, fallback_agents and required_tags in a plan file", () =>
   it("names the task, the field and the fix for each bad value", () => {
     expect(
       issues(
-        plan({ agent: 'Claude', fallback_agents: "codex" }, [
-          task("A", { agent: 3, model: 'gpt 5', required_tags: ["gpu", 'GPU', "gpu"] }),
+        plan({ agent: "Claude", fallback_agents: "codex" }, [
+          task("A", { agent: 3, model: "gpt 5", required_tags: ["gpu", "GPU", "gpu"] }),
           task("B", { required_tags: "gpu" }),
         ]),
       ),

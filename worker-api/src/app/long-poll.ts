@@ -115,6 +115,13 @@ async function claimOnce(
       leaseMs,
       start: body.start,
       bearer,
+      capabilities: body.capabilities,
+      choice: body.choice && {
+        agent: body.choice.agent,
+        model: body.choice.model,
+        forceAgent: body.choice.force_agent,
+        forceModel: body.choice.force_model,
+      },
     });
   } catch (error) {
     if (error instanceof PlanNotFound) return undefined;

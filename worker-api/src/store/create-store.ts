@@ -15,6 +15,7 @@ import { setPlanMaxAttempts } from "./plans/set-max-attempts.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { Store, StoreDriver } from "./store.js";
 import { claim, claimWithPlan } from "./tasks/claim.js";
+import { listWaiting } from "./tasks/list-waiting.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
@@ -78,6 +79,7 @@ export function createStore(
     listPlans: read(listPlans),
     listTasks: read(listTasks),
     listBlocked: read(listBlocked),
+    listWaiting: read(listWaiting),
     listEvents: read(listEvents),
     appendEvent: write(appendEvent),
     appendEvents: write(appendEvents),
