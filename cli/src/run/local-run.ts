@@ -13,6 +13,7 @@ import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
 import { type Io, printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
+import { localCapabilities } from "./capabilities.js";
 import type { PlanRunner } from "./plan-runner.js";
 import { clockTime, progressPrinter } from "./progress.js";
 import { localWorkerId, processAlive, type RecoverOptions, recoverOrphanedClaims } from "./recover.js";
@@ -190,12 +191,13 @@ function recoverer(store: TaskStore, io: Pick<Io, "err">, options: RecoverOption
 /** The plan's summary from the store, as the run leaves it. */
 async function summaryOf(store: TaskStore, plan: PlanRecord, extras: RunExtras): Promise<RunSummary> {
   const finalPlan = (await store.getPlan(plan.id)) ?? plan;
-  const [finalTasks, blocked, events] = await Promise.all([
+  const [finalTasks, blocked, events, waiting] = await Promise.all([
     store.listTasks(plan.id),
     store.listBlocked(plan.id),
     store.listEvents(plan.id, { limit: 1_000_000 }),
+    store.listWaiting(plan.id, { capabilities: [localCapabilities()] }),
   ]);
-  return summarizeRun(finalPlan, finalTasks, blocked, events, extras);
+  return summarizeRun(finalPlan, finalTasks, blocked, events, { ...extras, waiting });
 }
 
 /** Says that `--no-wait` left work waiting on a provider limit until `pausedUntil` (ms); false when none. */

@@ -79,16 +79,17 @@ export function describeRoutingContract(ctx: ContractContext): void {
       const agents = [undefined, "claude", "codex"];
       const models = [undefined, "m1"];
       type Case = { task: AgentLevel; plan: AgentLevel; run: RunChoice };
-      const cases: Case[] = [];
-      for (const ta of agents)
-        for (const pa of agents)
-          for (const ra of agents)
-            for (const tm of models)
-              cases.push({
-                task: { agent: ta, model: tm },
-                plan: { agent: pa, model: tm === undefined ? "pm" : undefined },
-                run: { agent: ra, model: ra === undefined ? undefined : "rm", forceModel: undefined },
-              });
+      const cases: Case[] = agents.flatMap((ta) =>
+        agents.flatMap((pa) =>
+          agents.flatMap((ra) =>
+            models.map((tm) => ({
+              task: { agent: ta, model: tm },
+              plan: { agent: pa, model: tm === undefined ? "pm" : undefined },
+              run: { agent: ra, model: ra === undefined ? undefined : "rm" },
+            })),
+          ),
+        ),
+      );
       cases.push({ task: { agent: "codex", model: "x" }, plan: {}, run: { forceAgent: "claude" } });
       cases.push({ task: { agent: "codex" }, plan: {}, run: { forceAgent: "claude", forceModel: "f" } });
       const all = { agents: ["claude", "codex"], tags: [] };
@@ -186,13 +187,8 @@ export function describeRoutingContract(ctx: ContractContext): void {
           { ...routed("E", { requiredTags: ["tpu"] }), dependencies: ["D"] },
         ]),
       );
-      // No worker at all: every ready task waits, with its whole requirement.
-      expect(await ctx.store.listWaiting("p", { onlineWithinMs: 60_000 })).toEqual([
-        { taskId: "A", waitingFor: { agent: "codex", tags: [] } },
-        { taskId: "B", waitingFor: { agent: "claude", tags: ["gpu"] } },
-        { taskId: "C", waitingFor: { agent: "codex", tags: ["gpu"] } },
-        { taskId: "D", waitingFor: { agent: "claude", tags: [] } },
-      ]);
+      // No worker at all: tasks wait for a worker, not for a capability.
+      expect(await ctx.store.listWaiting("p", { onlineWithinMs: 60_000 })).toEqual([]);
       // A worker that never claimed counts as an older one: claude, no tags.
       await ctx.store.upsertWorker({ workerId: "old", hostname: "h" });
       expect((await ctx.store.listWaiting("p", { onlineWithinMs: 60_000 })).map((w) => w.taskId)).toEqual([
@@ -218,7 +214,12 @@ export function describeRoutingContract(ctx: ContractContext): void {
       });
       expect(apart).toEqual([{ taskId: "C", waitingFor: { agent: "codex", tags: ["gpu"] } }]);
       // A worker silent for longer than the window does not count.
-      expect((await ctx.store.listWaiting("p", { onlineWithinMs: 0 })).map((w) => w.taskId)).toContain("D");
+      const silent = await ctx.store.listWaiting("p", {
+        onlineWithinMs: 0,
+        capabilities: [{ agents: ["gemini"], tags: [] }],
+      });
+      expect(silent.map((w) => w.taskId)).toEqual(["A", "B", "C", "D"]);
+      expect(silent[1]).toEqual({ taskId: "B", waitingFor: { agent: "claude", tags: ["gpu"] } });
     });
   });
 }

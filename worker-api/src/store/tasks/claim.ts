@@ -40,12 +40,18 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
 /**
  * Claims the most urgent ready task of a plan for `workerId`: `PENDING`, no unfinished dependency, plan
  * spend strictly under its budget (a budget of 0 blocks every claim), a retry's `not_before` passed
- * (database clock), no task of the plan in flight sharing one of its `key_files`; ordered by priority
+ * (database clock), a task the worker can run (its agent, chosen as `chooseAgent` does from the
+ * worker's `--force-agent`, the task's fallback agent, the task's, the plan's and the worker's
+ * `--agent`, among `input.capabilities.agents`; its `required_tags` within `input.capabilities.tags`;
+ * both filters of the pick, so the claim-order index is still walked once and skipped rows cost a
+ * filter test each), no task of the plan in flight sharing one of its `key_files`; ordered by priority
  * then id; rows another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent claimers
  * never wait on or take the same task. Sets the lease to now + `leaseMs` by the database clock and
  * writes `CLAIM` `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same
  * statement, counting an attempt and writing `START` `{version}` with the second version bump, exactly
- * as a separate start would (`start.ts`).
+ * as a separate start would (`start.ts`). Both events' detail is the attempt's `{agent, model}` (model
+ * left out for the agent's default), which the answer carries as `task.choice`. The worker's row keeps
+ * the capabilities and choice it claimed with (see {@link capabilitiesSeen}).
  *
  * In a plan with a budget, the claim also reserves the attempt's likely cost on the plan row, and is
  * refused when spend + reservations + this reservation would pass the budget (docs/claim.md gives the
@@ -127,7 +133,8 @@ async function claimStatement(
           WHERE NOT EXISTS (SELECT 1 FROM picked) AND ${ready(sql`n`, input.planId, routing)}
             AND NOT (n.key_files <@ ${lockedFiles}::jsonb)
           ORDER BY n.priority_rank, n.id LIMIT 1)`;
-  const choice = sql`jsonb_build_object('agent', claimed.attempt_agent, 'model', claimed.attempt_model)`;
+  // The attempt's agent, and its model when one was chosen (none: the agent's default).
+  const choice = sql`jsonb_strip_nulls(jsonb_build_object('agent', claimed.attempt_agent, 'model', claimed.attempt_model))`;
   const startEvent = start
     ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version), ${choice})`
     : sql``;

@@ -25,7 +25,8 @@ export type WaitingOptions = {
  * The plan's ready `PENDING` tasks (no unfinished dependency) that none of the workers can run, with
  * what each waits for (`missingPieces`). A worker can run a task when the task's agent, as the claim
  * picks it for that worker, is among its agents and its tags cover the task's `required_tags`: the
- * same rule as the claim statement's. A worker row that never claimed counts as an older worker.
+ * same rule as the claim statement's. A worker row that never claimed counts as an older worker. With
+ * no worker at all, nothing is reported: every task waits for a worker then, not for a capability.
  * @throws {PlanNotFound} @throws {InvalidInput} for a bad `onlineWithinMs` or name.
  */
 export async function listWaiting(
@@ -41,16 +42,15 @@ export async function listWaiting(
     })),
     ...(options.onlineWithinMs === undefined ? [] : await onlineCapabilities(db, options.onlineWithinMs)),
   ];
-  const setRows =
-    sets.length === 0
-      ? sql`SELECT NULL::text[] AS agents, NULL::text[] AS tags, NULL::text AS agent, NULL::text AS force_agent WHERE false`
-      : sql`VALUES ${sql.join(
-          sets.map(
-            (set) =>
-              sql`(${textArray(set.agents)}, ${textArray(set.tags)}, ${set.agent ?? null}::text, ${set.forceAgent ?? null}::text)`,
-          ),
-          sql`, `,
-        )}`;
+  // With no worker at all nothing runs anything: that is no capability's absence.
+  if (sets.length === 0) return [];
+  const setRows = sql`VALUES ${sql.join(
+    sets.map(
+      (set) =>
+        sql`(${textArray(set.agents)}, ${textArray(set.tags)}, ${set.agent ?? null}::text, ${set.forceAgent ?? null}::text)`,
+    ),
+    sql`, `,
+  )}`;
   const planAgent = sql`(SELECT agent FROM ${plans} WHERE id = ${planId})`;
   const result = await db.execute(sql`
     WITH sets (agents, tags, agent, force_agent) AS (${setRows})
