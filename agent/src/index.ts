@@ -1,3 +1,4 @@
+export * from "./agents/index.js";
 export * from "./cli/index.js";
 export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
@@ -23,6 +24,7 @@ export {
 } from "./pipeline/index.js";
 export * from "./runner/index.js";
 export * from "./verify/index.js";
+export { type Advertised, type Capabilities, createCapabilities } from "./worker/capabilities.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
 export {
   createTaskBudget,

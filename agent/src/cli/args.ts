@@ -22,6 +22,12 @@ export type WorkerFlags = {
   readonly push: boolean;
   readonly remote?: string | undefined;
   readonly retryBudget?: string | undefined;
+  readonly agent?: string | undefined;
+  readonly model?: string | undefined;
+  readonly forceAgent?: string | undefined;
+  readonly forceModel?: string | undefined;
+  readonly agentCmd?: string | undefined;
+  readonly tags?: string | undefined;
   readonly help: boolean;
   readonly version: boolean;
 };
@@ -45,6 +51,12 @@ const OPTIONS = {
   push: { type: "boolean" },
   remote: { type: "string" },
   "retry-budget": { type: "string" },
+  agent: { type: "string" },
+  model: { type: "string" },
+  "force-agent": { type: "string" },
+  "force-model": { type: "string" },
+  "agent-cmd": { type: "string" },
+  tags: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -81,6 +93,12 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerFlags {
     push: values.push ?? false,
     remote: values.remote,
     retryBudget: values["retry-budget"],
+    agent: values.agent,
+    model: values.model,
+    forceAgent: values["force-agent"],
+    forceModel: values["force-model"],
+    agentCmd: values["agent-cmd"],
+    tags: values.tags,
     help: values.help ?? false,
     version: values.version ?? false,
   };

@@ -36,10 +36,19 @@ Options:
   --retry-budget DURATION    give up (exit 1) when the control plane stays unreachable this long
                              (WHILLY_RETRY_BUDGET; default 60s with --once or --max-iterations,
                              otherwise none: retry for ever)
+  --agent NAME               the agent for tasks whose plan names none: claude, cmd (default claude)
+  --model MODEL              that agent's model (default: the agent's own, e.g. WHILLY_MODEL)
+  --force-agent NAME         run every task on NAME, whatever the plan says
+  --force-model MODEL        run every task with MODEL
+  --agent-cmd 'CMD {prompt_file}'
+                             the generic agent cmd (WHILLY_AGENT_CMD); placeholders {prompt}
+                             {prompt_file} {model} {workdir} {task_id}, never run through a shell
+  --tags a,b                 tags this worker advertises; tasks that require tags go to workers with them
   -h, --help                 show this help
   -V, --version              show the version
 
-The agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
+Agents found working at start (a quick --version each, WHILLY_AGENT_PROBE_TIMEOUT) are advertised
+with every claim (docs/agents.md). The default agent is Claude Code: CLAUDE_BIN, WHILLY_MODEL and the other WHILLY_CLAUDE_* variables apply
 (docs/agent.md). It never gets the worker's credentials, git's included (SSH_AUTH_SOCK, GIT_ASKPASS,
 GH_TOKEN, ...): only the worker fetches and pushes. A fetch or push that fails hands the task back
 and pauses claims (WHILLY_LIMIT_BACKOFF, doubling up to WHILLY_LIMIT_BACKOFF_MAX). While the agent runs, or no task is ready, a line says so every

@@ -1,7 +1,10 @@
 import { EXIT } from "@whilly/core";
+import { claimChoice } from "../agents/dispatch.js";
+import { findWorkingAgents, type WorkingAgents } from "../agents/setup.js";
 import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { endOrphanedAttempts } from "../runner/attempt-record.js";
+import { createCapabilities } from "../worker/capabilities.js";
 import { runWorkerLoop } from "../worker/loop.js";
 import { createPauseGate } from "../worker/pause.js";
 import { sleep, withRetry } from "../worker/retry.js";
@@ -50,6 +53,7 @@ export async function workerMain(
   if (argv[0] === "register") return registerMain(argv.slice(1), io, options.makeTransport);
   let settings: WorkerSettings;
   let runAttempt: RunAttempt;
+  let working: WorkingAgents;
   try {
     const flags = parseWorkerArgs(argv);
     if (flags.help) {
@@ -64,6 +68,12 @@ export async function workerMain(
     for (const warning of settings.warnings) io.err.write(`whilly-worker: warning: ${warning}\n`);
     checkWorkdir(settings.workdir);
     runAttempt = await (options.makeRunAttempt ?? claudeWorkerAttempt)(settings, io);
+    working = await findWorkingAgents(settings.agents, { env: settings.agentEnv, cwd: settings.workdir });
+    for (const note of working.notes) io.err.write(`whilly-worker: ${note}\n`);
+    if (working.agents.join() !== "claude" || settings.agents.tags.length > 0) {
+      const tags = settings.agents.tags.length === 0 ? "none" : settings.agents.tags.join(", ");
+      io.err.write(`whilly-worker: agents ${working.agents.join(", ") || "none"}; tags ${tags}\n`);
+    }
   } catch (error) {
     return reportWorkerError(io, error);
   }
@@ -119,6 +129,13 @@ export async function workerMain(
         backoffMs: settings.limitBackoffMs,
         backoffMaxMs: settings.limitBackoffMaxMs,
       }),
+      capabilities: createCapabilities({
+        agents: working.agents,
+        tags: settings.agents.tags,
+        backoffMs: settings.limitBackoffMs,
+        backoffMaxMs: settings.limitBackoffMaxMs,
+      }),
+      choice: claimChoice(settings.agents.defaults),
       onIdle: async () => {
         progress.onIdlePoll();
         const early = MIN_IDLE_POLL_MS - timed.sinceLastClaimMs();

@@ -9,6 +9,7 @@ import {
   secretValuesOf,
 } from "@whilly/core";
 import { z } from "zod";
+import { type AgentSetup, parseAgentFlags } from "../agents/setup.js";
 import { agentEnvOf, isWhillySecret } from "../runner/agent-env.js";
 import {
   type ClaudeSettings,
@@ -68,6 +69,8 @@ export type WorkerSettings = WorkerAttemptSettings & {
   /** The longest such pause, reset time or not (ms). From `WHILLY_LIMIT_BACKOFF_MAX`, default 6 h. */
   readonly limitBackoffMaxMs: number;
   readonly claude: ClaudeSettings;
+  /** The agents: adapters, `--agent`/`--model`/`--force-*` defaults and `--tags`. */
+  readonly agents: AgentSetup;
   /** git's environment: the worker's without whilly's credentials; git's own stay, to fetch and push. */
   readonly gitEnv: Readonly<Record<string, string | undefined>>;
   /** The agent's environment: the worker's, without whilly's credentials and git's (`isKeptFromAgent`). */
@@ -161,6 +164,7 @@ export function parseWorkerSettings(
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     ...limitBackoff(env),
     claude: parseClaudeSettings(env),
+    agents: parseAgentFlags(flags, env, cwd),
     gitEnv,
     agentEnv: agentEnvOf(gitEnv),
     secrets: [token, ...secretValuesOf(env)],

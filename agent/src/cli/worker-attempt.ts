@@ -1,7 +1,7 @@
 import { ConfigurationError } from "@whilly/core";
+import { createAgentDispatch } from "../agents/dispatch.js";
 import { createTaskAttempt } from "../pipeline/task-attempt.js";
 import { checkAgentBin } from "../runner/agent-bin.js";
-import { createClaudeAgent } from "../runner/attempt.js";
 import type { RunAttempt } from "../worker/types.js";
 import { openCloneWorkspaces } from "../workspace/clone.js";
 import { findRepository } from "../workspace/repo.js";
@@ -12,14 +12,17 @@ import type { WorkerSettings } from "./settings.js";
  * The worker's attempts, run as `whilly run` runs them (`createTaskAttempt`: setup, checks, retries with
  * the failure in the prompt, stall detection, process tracking): in a git clone a worktree per task
  * (docs/worker.md#branch-flow), outside git in place in `--workdir`. Says on `io.err` which.
- * @throws {ConfigurationError} when `CLAUDE_BIN` cannot be started, `--push` is given outside a git
+ * Each task runs on the agent its claim names (docs/agents.md), through that agent's adapter.
+ * @throws {ConfigurationError} when `CLAUDE_BIN` cannot be started (Claude Code the default agent), `--push` is given outside a git
  *   clone or for a remote the clone lacks, or the clone has no commit.
  */
 export async function claudeWorkerAttempt(
   settings: WorkerSettings,
   io: Pick<WorkerIo, "err">,
 ): Promise<RunAttempt> {
-  checkAgentBin(settings.claude.claudeBin, settings.agentEnv, settings.workdir);
+  if (settings.agents.defaultAgent === "claude") {
+    checkAgentBin(settings.claude.claudeBin, settings.agentEnv, settings.workdir);
+  }
   const repo = await findRepository(settings.workdir, settings.gitEnv);
   if (repo === undefined && settings.push) {
     throw new ConfigurationError(
@@ -56,8 +59,10 @@ export async function claudeWorkerAttempt(
     }
   }
   const secrets = [...settings.secrets, ...(workspaces?.remoteSecrets ?? [])];
-  const runAgent = createClaudeAgent({
-    settings: settings.claude,
+  const runAgent = createAgentDispatch({
+    registry: settings.agents.registry,
+    defaults: settings.agents.defaults,
+    killGraceMs: settings.claude.killGraceMs,
     timeoutMs: settings.taskTimeoutMs,
     stallTimeoutMs: settings.stallTimeoutMs,
     env: settings.agentEnv,

@@ -1,8 +1,10 @@
 import {
   type AttemptFailure,
   type AttemptProgress,
+  type ClaimRequest,
   type ClaimResponse,
   claimResponseSchema,
+  DEFAULT_AGENT,
   type DependencyWork,
   type ErrorEnvelope,
   errorEnvelopeSchema,
@@ -64,6 +66,16 @@ export type ReleasePause = {
   readonly message: string;
 };
 
+/** Options of {@link TaskClient.claim}. */
+export type ClaimOptions = {
+  /** Abandons the wait (the request is aborted; a `TransportError` is thrown). */
+  readonly signal?: AbortSignal | undefined;
+  /** What this worker can run now (agents and tags); none: an older worker's claim (`claude`, no tags). */
+  readonly capabilities?: ClaimRequest["capabilities"] | undefined;
+  /** The worker's `--agent`/`--model`/`--force-*`, for the control plane's choice of agent. */
+  readonly choice?: ClaimRequest["choice"] | undefined;
+};
+
 /** What an attempt handed back before its report had cost: counted once per `idempotencyKey`. */
 export type ReleaseSpend = {
   /** Decimal USD, e.g. `"0.012500"`. */
@@ -85,7 +97,7 @@ export type TaskClient = {
    * @returns the claimed task, its plan and its dependencies' work (see {@link dependencyWorkOf}), or
    *   `undefined` when nothing became ready in time (204).
    */
-  claim(planId: string, options?: { signal?: AbortSignal | undefined }): Promise<ClaimResponse | undefined>;
+  claim(planId: string, options?: ClaimOptions): Promise<ClaimResponse | undefined>;
   start(task: TaskPayload): Promise<TaskPayload>;
   complete(task: TaskPayload, report: AttemptReport): Promise<TaskPayload>;
   fail(task: TaskPayload, reason: string, report: AttemptReport): Promise<TaskPayload>;
@@ -167,7 +179,17 @@ export function createTaskClient(options: {
     claim: (planId, claimOptions) =>
       post(
         "/tasks/claim",
-        { worker_id: workerId, plan_id: planId, start: true },
+        {
+          worker_id: workerId,
+          plan_id: planId,
+          start: true,
+          ...(claimOptions?.capabilities && !isDefaultAdvertisement(claimOptions.capabilities)
+            ? { capabilities: claimOptions.capabilities }
+            : {}),
+          ...(claimOptions?.choice && Object.keys(claimOptions.choice).length > 0
+            ? { choice: claimOptions.choice }
+            : {}),
+        },
         claimResponseSchema,
         claimOptions?.signal,
       ),
@@ -221,6 +243,18 @@ export function createTaskClient(options: {
       return required(await post(path, body, heartbeatResponseSchema), "heartbeat");
     },
   };
+}
+
+/**
+ * True for what a claim without capabilities means anyway (Claude Code, no tags): it is left out, so a
+ * worker with only Claude Code claims exactly as one from before agents were chosen.
+ */
+function isDefaultAdvertisement(capabilities: NonNullable<ClaimRequest["capabilities"]>): boolean {
+  return (
+    capabilities.tags.length === 0 &&
+    capabilities.agents.length === 1 &&
+    capabilities.agents[0] === DEFAULT_AGENT
+  );
 }
 
 /**

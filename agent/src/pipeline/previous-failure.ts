@@ -19,6 +19,7 @@ export function previousFailureOf(task: TaskPayload): AttemptFailure | undefined
     ...(typeof exit === "number" || exit === null ? { exit_code: exit } : {}),
     ...(text(raw.output_tail) === undefined ? {} : { output_tail: text(raw.output_tail) }),
     ...(text(raw.session_id) === undefined ? {} : { session_id: text(raw.session_id) }),
+    ...(text(raw.agent) === undefined ? {} : { agent: text(raw.agent) }),
     ...(text(raw.worker_id) === undefined ? {} : { worker_id: text(raw.worker_id) }),
     ...(manual === undefined ? {} : { manual_steps: manual }),
   };

@@ -36,7 +36,7 @@ export const CUT_SHORT_REASONS: ReadonlySet<string> = new Set([
  */
 export function decide(agent: AgentAttempt, checks: ChecksResult): Verdict {
   const manual = checks.manualSteps.length > 0 ? { manual_steps: checks.manualSteps } : {};
-  const session = agent.sessionId === undefined ? {} : { session_id: agent.sessionId };
+  const session = sessionOf(agent);
   const cutShort = !agent.ok && CUT_SHORT_REASONS.has(agent.reason ?? "");
   if (checks.status === "passed" && !cutShort) return { ok: true, verification: "passed" };
   if (checks.status === "failed" && checks.failing !== undefined && !cutShort) {
@@ -67,8 +67,15 @@ export function stepFailure(
     step,
     exit_code: exitCode,
     output_tail: outputTail,
-    ...(agent?.sessionId === undefined ? {} : { session_id: agent.sessionId }),
+    ...sessionOf(agent),
   };
+}
+
+/** The agent's session for the next attempt: its id and the agent it belongs to (from the detail). */
+function sessionOf(agent: AgentAttempt | undefined): { session_id?: string; agent?: string } {
+  if (agent?.sessionId === undefined) return {};
+  const name = agent.detail.agent;
+  return { session_id: agent.sessionId, ...(typeof name === "string" ? { agent: name } : {}) };
 }
 
 /**

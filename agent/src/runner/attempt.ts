@@ -1,19 +1,10 @@
-import {
-  AGENT_UNAVAILABLE_HINTS,
-  type AgentOutcome,
-  type AttemptFailure,
-  agentOutcomeDetail,
-  buildFollowUpPrompt,
-  buildPrompt,
-  effectiveMaxAttempts,
-  type PlanPayload,
-  type PromptAttempt,
-  type PromptPlan,
-  type TaskPayload,
-} from "@whilly/core";
-import type { AgentAttempt, RunAgent, RunAttempt } from "../worker/types.js";
-import { type AgentRunResult, runClaude } from "./run-claude.js";
+import type { AttemptFailure, TaskPayload } from "@whilly/core";
+import { createClaudeAdapter } from "../agents/claude/index.js";
+import { createAdapterAgent } from "../agents/task-agent.js";
+import type { RunAgent, RunAttempt } from "../worker/types.js";
 import type { ClaudeSettings } from "./settings.js";
+
+export { agentAttempt } from "../agents/task-agent.js";
 
 /** Options of {@link createClaudeAgent}. */
 export type ClaudeAgentOptions = {
@@ -45,58 +36,14 @@ export type ClaudeAttemptOptions = ClaudeAgentOptions & {
  * after a failed attempt, what went wrong; with `resumeSessionId` it continues that session
  * (`claude --resume`) with a short follow-up prompt instead (`detail.resumed: true`), or, when Claude
  * Code no longer has that session, starts over with the full prompt (`detail.resumed: false`). It runs
- * the CLI with {@link runClaude} and reports the classified outcome: a provider limit as `limited`, the
- * session id, turns and the last tool through `onActivity`. Never throws for the agent's failures.
+ * the CLI through the Claude adapter ({@link createAdapterAgent}) and reports the classified outcome: a
+ * provider limit as `limited`, the session id, turns and the last tool through `onActivity`. Never
+ * throws for the agent's failures.
  */
 export function createClaudeAgent(options: ClaudeAgentOptions): RunAgent {
-  return async ({ task, plan, cwd, signal, resumeSessionId, previousFailure, onActivity }) => {
-    const attempt = promptAttempt(task);
-    const fresh = () =>
-      buildPrompt({ plan: promptPlan(task, plan), task: promptTask(task), attempt, previousFailure });
-    const run = (prompt: string, resume: string | undefined) =>
-      runClaude({
-        prompt,
-        cwd,
-        timeoutMs: options.timeoutMs,
-        stallTimeoutMs: options.stallTimeoutMs,
-        activityIntervalMs: options.activityIntervalMs,
-        settings: options.settings,
-        env: options.env,
-        signal,
-        resumeSessionId: resume,
-        onActivity,
-        ...(options.secrets ? { secrets: options.secrets } : {}),
-        stateDir: options.stateDir,
-        ...(options.onOutput ? { onOutput: options.onOutput } : {}),
-      });
-    if (resumeSessionId === undefined || previousFailure === undefined) {
-      return agentAttempt(await run(fresh(), undefined));
-    }
-    const resumed = await run(
-      buildFollowUpPrompt({ taskId: task.id, attempt, previousFailure }),
-      resumeSessionId,
-    );
-    // A session Claude Code no longer has (another config directory, cleaned up) is no reason to fail:
-    // the attempt starts over with the full prompt, which tells it what went wrong too.
-    if (!sessionMissing(resumed.outcome) || signal.aborted) return withResume(agentAttempt(resumed), true);
-    return withResume(agentAttempt(await run(fresh(), undefined)), false);
-  };
-}
-
-/** Claude Code's answer to `--resume` of a session it does not have: nothing ran, nothing was spent. */
-const SESSION_MISSING = /no conversation found/i;
-
-function sessionMissing(outcome: AgentOutcome): boolean {
-  return (
-    outcome.reason === "error_subtype" &&
-    outcome.numTurns === 0 &&
-    outcome.errors.some((e) => SESSION_MISSING.test(e))
-  );
-}
-
-/** Records in the detail whether the asked-for session was continued (`resumed`) or not found. */
-function withResume(attempt: AgentAttempt, resumed: boolean): AgentAttempt {
-  return { ...attempt, detail: { ...attempt.detail, resumed } };
+  const adapter = createClaudeAdapter(options.settings);
+  const pick = { adapter, model: options.settings.model };
+  return createAdapterAgent({ ...options, killGraceMs: options.settings.killGraceMs }, () => pick);
 }
 
 /**
@@ -109,46 +56,6 @@ export function createClaudeAttempt(options: ClaudeAttemptOptions): RunAttempt {
   const agent = createClaudeAgent(options);
   return ({ task, plan, signal, onActivity }) =>
     agent({ task, plan, cwd: options.cwd, signal, previousFailure: previousFailureOf(task), onActivity });
-}
-
-/** The {@link AgentAttempt} of one run. */
-export function agentAttempt(result: AgentRunResult): AgentAttempt {
-  const { outcome } = result;
-  const attempt: AgentAttempt = {
-    ok: outcome.ok,
-    reason: outcome.reason,
-    costMicroUsd: outcome.costMicroUsd,
-    aborted: result.aborted,
-    detail: agentOutcomeDetail(outcome),
-    sessionId: result.sessionId,
-  };
-  if (outcome.unavailable !== undefined) {
-    return {
-      ...attempt,
-      unavailable: { message: outcome.message, hint: AGENT_UNAVAILABLE_HINTS[outcome.unavailable] },
-    };
-  }
-  if (outcome.limited !== undefined) {
-    return { ...attempt, limited: { message: outcome.limited.message, until: outcome.limited.until } };
-  }
-  if (outcome.ok || result.aborted) return attempt;
-  return { ...attempt, failure: agentFailure(outcome) };
-}
-
-/** What the next attempt is told of a failed agent run. */
-function agentFailure(outcome: AgentOutcome): NonNullable<AgentAttempt["failure"]> {
-  return {
-    reason: outcome.reason ?? "failed",
-    exit_code: outcome.exitCode,
-    ...(outcome.outputTail === "" ? {} : { output_tail: outcome.outputTail }),
-    ...(outcome.sessionId === null ? {} : { session_id: outcome.sessionId }),
-  };
-}
-
-/** `Attempt: N of M` from the claim: `attempts` counts this one once started; `max_attempts` after defaults. */
-function promptAttempt(task: TaskPayload): PromptAttempt {
-  const max = effectiveMaxAttempts(task.max_attempts, undefined);
-  return { number: Math.max(1, task.attempts), max: Math.max(max, task.attempts, 1) };
 }
 
 /**
@@ -170,23 +77,5 @@ export function previousFailureOf(task: TaskPayload): AttemptFailure | undefined
     session_id: text(raw.session_id),
     worker_id: text(raw.worker_id),
     ...(steps.length > 0 ? { manual_steps: steps as string[] } : {}),
-  };
-}
-
-function promptPlan(task: TaskPayload, plan: PlanPayload | null): PromptPlan {
-  if (plan === null) return { id: task.plan_id, name: task.plan_id, agentInstructions: {} };
-  return { id: plan.id, name: plan.name, agentInstructions: plan.agent_instructions };
-}
-
-function promptTask(task: TaskPayload) {
-  return {
-    id: task.id,
-    priority: task.priority,
-    prdRequirement: task.prd_requirement,
-    description: task.description,
-    dependencies: task.dependencies,
-    acceptanceCriteria: task.acceptance_criteria,
-    testSteps: task.test_steps,
-    keyFiles: task.key_files,
   };
 }

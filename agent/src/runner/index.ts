@@ -2,7 +2,6 @@ export { checkAgentBin } from "./agent-bin.js";
 export { agentEnvOf, GIT_CREDENTIAL_VARIABLES, isGitCredential, isKeptFromAgent } from "./agent-env.js";
 export { claudeArgv, claudeEnv, permissionFlags } from "./argv.js";
 export {
-  agentAttempt,
   type ClaudeAgentOptions,
   type ClaudeAttemptOptions,
   createClaudeAgent,
@@ -22,9 +21,10 @@ export {
   type AgentRunResult,
   DEFAULT_ACTIVITY_INTERVAL_MS,
   DEFAULT_STALL_TIMEOUT_MS,
-  type RunClaudeInput,
-  runClaude,
-} from "./run-claude.js";
+  type RunAgentInput,
+  runAgent,
+} from "./run-agent.js";
+export { type RunClaudeInput, runClaude } from "./run-claude.js";
 export {
   type ClaudePermissions,
   type ClaudeSettings,

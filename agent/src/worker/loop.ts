@@ -2,6 +2,7 @@ import {
   AGENT_UNAVAILABLE_REASON,
   AgentUnavailable,
   type AttemptProgress,
+  type ClaimRequest,
   type ClaimResponse,
   DEFAULT_LIMIT_BACKOFF_MAX_MS,
   DEFAULT_LIMIT_BACKOFF_MS,
@@ -18,6 +19,7 @@ import {
   type TaskClient,
 } from "../client/task-client.js";
 import type { TaskBudget } from "./budget.js";
+import type { Capabilities } from "./capabilities.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import {
@@ -41,6 +43,9 @@ export { createTaskBudget, type TaskBudget } from "./budget.js";
 
 /** The reason of the release that counts the cost of an attempt whose lease was lost before its work went out. */
 const LEASE_LOST_REASON = "lease_lost";
+
+/** The worker's say on the agent and model, as a claim carries it. */
+type ClaimChoice = NonNullable<ClaimRequest["choice"]>;
 
 /** Options of {@link runWorkerLoop}. Durations are milliseconds. */
 export type WorkerLoopOptions = {
@@ -86,6 +91,13 @@ export type WorkerLoopOptions = {
    * (`whilly run --no-wait`): the caller tells from the gate that work was left waiting.
    */
   whenPaused?: "wait" | "stop" | undefined;
+  /**
+   * What the worker can run, sent with each claim; a usage limit on one agent of several pauses that
+   * agent alone (it is left out of the claims until its reset). None (an older worker's claim) when undefined.
+   */
+  capabilities?: Capabilities | undefined;
+  /** `--agent`/`--model`/`--force-agent`/`--force-model`, sent with each claim. */
+  choice?: ClaimChoice | undefined;
   now?: () => number;
 };
 
@@ -215,7 +227,13 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   /** A claim, or `"stopped"` when a stop came first (a task claimed meanwhile is handed back). */
   async function claimNext(): Promise<ClaimResponse | undefined | "stopped"> {
     try {
-      const claimed = await retry("claim", () => client.claim(options.planId, { signal: stopSignal }));
+      const claimed = await retry("claim", () =>
+        client.claim(options.planId, {
+          signal: stopSignal,
+          capabilities: options.capabilities?.advertised(),
+          choice: options.choice,
+        }),
+      );
       if (!stopSignal.aborted) return claimed;
       if (claimed) await releaseQuietly(claimed.task);
       return "stopped";
@@ -278,6 +296,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
     if (await handedBack(task, attempt)) return;
     gate.succeeded();
+    const agent = attempt.detail.agent;
+    if (typeof agent === "string") options.capabilities?.succeeded(agent);
     const landed = await report(task, attempt, wallMs);
     if (landed === undefined) return;
     // A failed attempt with attempts left is no finished task: the control plane queued a retry.
@@ -303,11 +323,15 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     }
     if (attempt.limited) {
       // The provider's limit, not the task's fault: the attempt is given back and every slot of this
-      // process waits for the limit to pass.
-      const until = gate.pause(attempt.limited.until);
+      // process waits for the limit to pass, unless another agent is left to claim for meanwhile.
+      const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
+      const agentUntil =
+        agent === undefined ? undefined : options.capabilities?.pauseAgent(agent, attempt.limited.until);
+      const until = agentUntil ?? gate.pause(attempt.limited.until);
       const message = attempt.limited.message;
       if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
-      emit({ kind: "paused", task, until, message });
+      const only = agentUntil === undefined ? {} : { agent };
+      emit({ kind: "paused", task, until, message, ...only });
       return true;
     }
     if (attempt.fault && !stopSignal.aborted) {

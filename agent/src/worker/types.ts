@@ -100,7 +100,14 @@ export type ProgressEvent =
    * The provider refused `task`'s attempt with a usage or rate limit: the task was handed back
    * (`rate_limited`, attempt refunded) and no slot of this process claims before `until`.
    */
-  | { readonly kind: "paused"; readonly task: TaskPayload; readonly until: Date; readonly message: string }
+  | {
+      readonly kind: "paused";
+      readonly task: TaskPayload;
+      readonly until: Date;
+      readonly message: string;
+      /** Set when only this agent was paused (other agents are still claimed for). */
+      readonly agent?: string | undefined;
+    }
   /**
    * git on this machine failed `task`'s attempt (see {@link AgentAttempt.fault}): the task was handed
    * back (`workspace_unavailable`, attempt refunded) and no slot of this process claims before `until`.

@@ -1,4 +1,4 @@
-import { checkAgentBin, checkBranchOption, parseClaudeSettings } from "@whilly/agent";
+import { checkAgentBin, checkBranchOption, findWorkingAgents, parseAgentFlags } from "@whilly/agent";
 import {
   DEFAULT_STALL_TIMEOUT,
   DEFAULT_TASK_TIMEOUT,
@@ -23,7 +23,7 @@ export const MAX_CONCURRENCY = 32;
 export function runCommand(y: Argv, ctx: CliContext): Argv {
   return y.command(
     "run [file]",
-    "Run a plan's tasks with Claude Code in dependency and priority order",
+    "Run a plan's tasks with Claude Code (or the agent each names) in dependency and priority order",
     (a) =>
       a
         .positional("file", {
@@ -81,6 +81,25 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           describe:
             "stop after this many attempts finished, a failed one that will be retried included (exit 0 when they are all DONE; run again to continue)",
         })
+        .option("agent", {
+          type: "string",
+          describe: "the agent for tasks whose plan names none: claude, cmd (default claude)",
+        })
+        .option("model", { type: "string", describe: "that agent's model (default: the agent's own)" })
+        .option("force-agent", {
+          type: "string",
+          describe: "run every task on this agent, whatever the plan says",
+        })
+        .option("force-model", { type: "string", describe: "run every task with this model" })
+        .option("agent-cmd", {
+          type: "string",
+          describe:
+            "the cmd agent's command (WHILLY_AGENT_CMD), e.g. 'my-agent --prompt-file {prompt_file} --model {model}'; never run through a shell",
+        })
+        .option("tags", {
+          type: "string",
+          describe: "tags this machine has (gpu,macos): tasks requiring them run here",
+        })
         .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
     async (args) => {
       if (args.file === undefined && args.plan === undefined) {
@@ -119,9 +138,23 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       }
       if (inGit) await checkRepository(workspace.root, ctx.io.env);
       if (inGit && branch !== undefined) await checkBranchOption(workspace.root, branch, ctx.io.env);
-      const claude = parseClaudeSettings(ctx.io.env);
+      const agents = parseAgentFlags(
+        {
+          agent: textFlag(args.agent, "--agent"),
+          model: textFlag(args.model, "--model"),
+          forceAgent: textFlag(args.forceAgent, "--force-agent"),
+          forceModel: textFlag(args.forceModel, "--force-model"),
+          agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
+          tags: textFlag(args.tags, "--tags"),
+        },
+        ctx.io.env,
+        ctx.io.cwd,
+      );
+      const claude = agents.settings.claude;
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
-      checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
+      if (agents.defaultAgent === "claude") checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
+      const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd });
+      for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
       // A stored plan is run only from a store that exists; a file may start a new one.
       if (args.file === undefined) await ctx.store({ mustExist: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
@@ -146,6 +179,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
             setup,
             verify,
             claude,
+            agents: { setup: agents, working: working.agents },
             taskTimeoutMs,
             verifyTimeoutMs,
             stallTimeoutMs,

@@ -12,4 +12,16 @@ export type PlanRunner = {
   keptPath?(taskId: string): string | undefined;
   /** After the last attempt: takes the plan's work to the user's branch, or says the command that does. */
   finish?(): Promise<Integration | undefined>;
+  /**
+   * What the run's claims carry: the agents found working and `--tags` (a usage limit on one of several
+   * agents pauses it alone), and `--agent`/`--model`/`--force-*`. Claims as Claude Code alone when undefined.
+   */
+  agents?: RunAgents | undefined;
+};
+
+/** The agents of a run, for its claims. */
+export type RunAgents = {
+  readonly working: readonly string[];
+  readonly tags: readonly string[];
+  readonly choice: { agent?: string; model?: string; force_agent?: string; force_model?: string };
 };

@@ -28,14 +28,15 @@ export function progressPrinter(io: Io, total: number) {
     const { task, attempt } = event;
     const cost = displayUsd(attempt.costMicroUsd);
     const took = displayDuration(event.elapsedMs);
-    if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}`);
+    const on = agentOf(attempt.detail.agent, attempt.detail.model);
+    if (attempt.ok) line(`${paint("green", "✓")} ${task.id} DONE in ${took} · ${cost}${on}`);
     else {
       // The attempt's duration, then when the retry may run (the task's not-before), never one for the other.
       const when = event.notBefore === undefined ? "to be retried" : `retry at ${clockTime(event.notBefore)}`;
       const verdict = event.retry
         ? `attempt ${task.attempts} failed after ${took} (${attempt.reason}); ${when}`
         : `FAILED (${attempt.reason}) in ${took}`;
-      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} · ${cost}`);
+      line(`${paint(event.retry ? "yellow" : "red", "✗")} ${task.id} ${verdict} · ${cost}${on}`);
       const why = attempt.detail.message;
       if (typeof why === "string" && why !== "") io.err.write(`      ${terminalText(why, "line")}\n`);
     }
@@ -48,7 +49,9 @@ export function progressPrinter(io: Io, total: number) {
       case "started": {
         const t = event.task;
         doing.set(t.id, {});
-        line(`${paint("cyan", "▶")} ${t.id} (${t.priority}) attempt ${t.attempts}`);
+        line(
+          `${paint("cyan", "▶")} ${t.id} (${t.priority}) attempt ${t.attempts}${agentOf(t.agent, t.model)}`,
+        );
         return;
       }
       case "running": {
@@ -62,6 +65,12 @@ export function progressPrinter(io: Io, total: number) {
         return;
       case "paused":
         doing.delete(event.task.id);
+        if (event.agent !== undefined) {
+          line(
+            `${paint("yellow", "⏸")} provider limit on ${event.task.id} (${event.message}); agent ${event.agent} takes no new task before ${clockTime(event.until)}, the others go on`,
+          );
+          return;
+        }
         line(
           `${paint("yellow", "⏸")} provider limit on ${event.task.id} (${event.message}); no new task before ${clockTime(event.until)}, then ${event.task.id} runs again`,
         );
@@ -98,6 +107,15 @@ export function progressPrinter(io: Io, total: number) {
     }
   };
   return { onEvent };
+}
+
+/**
+ * ` · on codex (gpt-5-codex)`: the attempt's agent and model, for an agent other than Claude Code (the
+ * default, whose lines stay as they were); nothing when unknown.
+ */
+function agentOf(agent: unknown, model: unknown): string {
+  if (typeof agent !== "string" || agent === "" || agent === "claude") return "";
+  return typeof model === "string" && model !== "" ? ` · on ${agent} (${model})` : ` · on ${agent}`;
 }
 
 /** ` · agent · turn 4 · Edit`, or nothing when the attempt reported nothing yet. */

@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
 import {
+  type AgentSetup,
   type ClaudeSettings,
+  claimChoice,
+  createAgentDispatch,
   createClaudeAgent,
   createTaskAttempt,
   type FinishResult,
@@ -8,7 +11,7 @@ import {
   openWorkspaces,
 } from "@whilly/agent";
 import { ConfigurationError, type PlanRecord } from "@whilly/core";
-import type { PlanRunner } from "./plan-runner.js";
+import type { PlanRunner, RunAgents } from "./plan-runner.js";
 import type { Integration } from "./summary.js";
 
 /** Options of {@link claudeRunner}. Durations are ms. */
@@ -27,6 +30,8 @@ export type ClaudeRunnerOptions = {
   /** `--verify`: overrides the plan's `verify`. */
   readonly verify?: readonly string[] | undefined;
   readonly claude: ClaudeSettings;
+  /** The agents (`--agent`, `--agent-cmd`, ...) and those found working; Claude Code alone when undefined. */
+  readonly agents?: { readonly setup: AgentSetup; readonly working: readonly string[] } | undefined;
   readonly taskTimeoutMs: number;
   readonly verifyTimeoutMs: number;
   readonly stallTimeoutMs: number;
@@ -35,20 +40,40 @@ export type ClaudeRunnerOptions = {
 };
 
 /**
- * Runs each attempt with Claude Code through whilly's pipeline (docs/worktrees.md,
+ * Runs each attempt with its task's agent (Claude Code unless `agents` says otherwise) through whilly's pipeline (docs/worktrees.md,
  * docs/verification.md): in a git repository a worktree per task, its checks, and the merge into the
  * integration branch, which `finish` then takes to the user's branch; outside git in place.
  * @throws ConfigurationError when the repository has no commit yet, or `branch` is not a usable name.
  */
 export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRunner> {
-  const runAgent = createClaudeAgent({
-    settings: options.claude,
-    timeoutMs: options.taskTimeoutMs,
-    stallTimeoutMs: options.stallTimeoutMs,
-    env: options.env,
-    secrets: options.secrets,
-    stateDir: options.stateDir,
-  });
+  const runAgent =
+    options.agents === undefined
+      ? createClaudeAgent({
+          settings: options.claude,
+          timeoutMs: options.taskTimeoutMs,
+          stallTimeoutMs: options.stallTimeoutMs,
+          env: options.env,
+          secrets: options.secrets,
+          stateDir: options.stateDir,
+        })
+      : createAgentDispatch({
+          registry: options.agents.setup.registry,
+          defaults: options.agents.setup.defaults,
+          killGraceMs: options.claude.killGraceMs,
+          timeoutMs: options.taskTimeoutMs,
+          stallTimeoutMs: options.stallTimeoutMs,
+          env: options.env,
+          secrets: options.secrets,
+          stateDir: options.stateDir,
+        });
+  const agents: RunAgents | undefined =
+    options.agents === undefined
+      ? undefined
+      : {
+          working: options.agents.working,
+          tags: options.agents.setup.tags,
+          choice: claimChoice(options.agents.setup.defaults),
+        };
   const workspaces =
     options.repoDir === undefined
       ? undefined
@@ -59,6 +84,7 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
           env: options.env,
         });
   return {
+    agents,
     runAttempt: (workerId, slotIds) =>
       createTaskAttempt({
         workspaces,

@@ -1,4 +1,5 @@
 import {
+  createCapabilities,
   createPauseGate,
   createTaskBudget,
   createTaskClient,
@@ -57,6 +58,17 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
     backoffMs: settings.limitBackoffMs,
     backoffMaxMs: settings.limitBackoffMaxMs,
   });
+  const agents = input.runner.agents;
+  // One set for every slot: a usage limit on an agent holds for the whole account, like the pause.
+  const capabilities =
+    agents === undefined
+      ? undefined
+      : createCapabilities({
+          agents: agents.working,
+          tags: agents.tags,
+          backoffMs: settings.limitBackoffMs,
+          backoffMaxMs: settings.limitBackoffMaxMs,
+        });
   const taskBudget = input.maxTasks === undefined ? undefined : createTaskBudget(input.maxTasks);
   const waits = retryWaitPrinter(input.io);
   const capabilityWaits = capabilityWaitPrinter(input.io);
@@ -75,6 +87,8 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
         progressIntervalMs: settings.progressIntervalMs,
         taskBudget,
         pause: gate,
+        capabilities,
+        choice: agents?.choice,
         whenPaused: input.noWait ? "stop" : "wait",
         // On a shared database a run that died moments ago still looks alive at start (its heartbeat is
         // fresh); with no `whilly server` sweeping, only this wait can notice it fall silent later.

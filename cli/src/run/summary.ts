@@ -39,6 +39,9 @@ export type TaskSummary = {
   readonly durationMs: number;
   /** The last failure reason in full, or what blocks a pending task; the table shortens it. */
   readonly note: string;
+  /** The agent and model of the task's last finished attempt; `undefined` before one finished. */
+  readonly agent?: string | undefined;
+  readonly model?: string | undefined;
 };
 
 /**
@@ -89,8 +92,15 @@ export function summarizeRun(
 ): RunSummary {
   const durations = new Map<string, number>();
   const reasons = new Map<string, string>();
+  const ranOn = new Map<string, { agent?: string; model?: string }>();
   for (const event of events) {
     if (!event.taskId) continue;
+    if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
+      const { agent, model } = event.detail ?? {};
+      if (typeof agent === "string") {
+        ranOn.set(event.taskId, { agent, ...(typeof model === "string" && model !== "" ? { model } : {}) });
+      }
+    }
     // A reset keeps both spend and time: the money and the minutes were spent either way.
     if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
       // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
@@ -130,6 +140,7 @@ export function summarizeRun(
       costMicroUsd: t.spentMicroUsd,
       durationMs: durations.get(t.id) ?? 0,
       note,
+      ...ranOn.get(t.id),
     };
   });
   const budgetExhausted = budgetStops(plan, tasks, events);
@@ -237,7 +248,14 @@ export function renderSummary(summary: RunSummary, io: Io): string {
     t.durationMs > 0 ? displayDuration(t.durationMs) : "-",
     shortNote(tableNote(t)),
   ]);
-  const table = renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
+  // The agent column shows once some task ran on another agent than Claude Code, the default.
+  const withAgents = summary.tasks.some((t) => t.agent !== undefined && t.agent !== "claude");
+  const table = withAgents
+    ? renderTable(
+        ["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "AGENT", "NOTE"],
+        rows.map((row, i) => [...row.slice(0, 5), agentCell(summary.tasks[i]), ...row.slice(5)]),
+      )
+    : renderTable(["TASK", "STATUS", "ATTEMPTS", "COST", "TIME", "NOTE"], rows);
   const counts = Object.entries(summary.counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status}=${n}`)
@@ -254,6 +272,12 @@ export function renderSummary(summary: RunSummary, io: Io): string {
   text += failedLines(summary);
   text += integrationLine(summary.integration);
   return text;
+}
+
+/** `codex gpt-5-codex`: a task's agent and model, `-` before an attempt finished. */
+function agentCell(task: TaskSummary | undefined): string {
+  if (task?.agent === undefined) return "-";
+  return task.model === undefined ? task.agent : `${task.agent} ${task.model}`;
 }
 
 /** The summary as JSON (`whilly run --json`). Money as exact decimal strings in USD. */
@@ -286,6 +310,8 @@ export function summaryJson(summary: RunSummary) {
       worktree: t.worktree ?? null,
       cost_usd: formatUsd(t.costMicroUsd),
       duration_ms: t.durationMs,
+      agent: t.agent ?? null,
+      model: t.model ?? null,
       note: t.note,
     })),
   };

@@ -24,15 +24,17 @@ type Verdict = {
 };
 
 /**
- * Classifies one run of Claude Code (`--output-format json` or `stream-json`, whose last `result` line
- * decides) into an {@link AgentOutcome}. Total: it never throws, whatever the process printed; pure but
+ * Classifies one run of an agent into an {@link AgentOutcome}: from the result its adapter read
+ * (`run.result`), else from Claude Code's output (`--output-format json` or `stream-json`, whose last
+ * `result` line decides). Total: it never throws, whatever the process printed; pure but
  * for the clock a limit's reset is computed from (`run.now`, default now). Every shape in claude-code-offline.md is handled, measured
  * or reported by users; the failure order is documented on {@link AgentFailureReason}. Success needs all of:
  * exit code 0, `is_error` false, subtype `success`, no `permission_denials`, and the completion marker
- * ending the final `result` text (see {@link endsWithCompletionMarker}).
+ * ending the final `result` text (see {@link endsWithCompletionMarker}); with `resultRule: "exit-code"`
+ * the text is not looked at (the checks that follow decide), with `answer` any non-empty text passes.
  */
 export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
-  const json = run.spawnError ? undefined : (findResultObject(run.stdout) ?? findResultObject(run.stderr));
+  const json = run.spawnError ? undefined : resultOf(run);
   const resultText = typeof json?.result === "string" ? json.result : null;
   const subtype = typeof json?.subtype === "string" ? json.subtype : null;
   const denials = readDenials(json);
@@ -65,6 +67,12 @@ export function classifyAgentRun(run: AgentRunReport): AgentOutcome {
   return verdict.unavailable === undefined
     ? { ...outcome, reason: verdict.reason }
     : { ...outcome, reason: verdict.reason, unavailable: verdict.unavailable };
+}
+
+/** The adapter's result when the runner passed one (`null`: none), else Claude Code's result object. */
+function resultOf(run: AgentRunReport): RawObject | undefined {
+  if (run.result !== undefined) return run.result === null ? undefined : (run.result as RawObject);
+  return findResultObject(run.stdout) ?? findResultObject(run.stderr);
 }
 
 /**
@@ -178,6 +186,7 @@ function judgeResult(run: AgentRunReport, json: RawObject, fields: Fields): Verd
     const tools = [...new Set(denials.map((d) => d.toolName))].join(", ");
     return { reason: "permission_denied", message: `the agent was denied permission to use ${tools}` };
   }
+  if (run.resultRule === "exit-code") return { message: "the agent exited 0" };
   if (resultText === null || resultText.trim() === "") {
     return { reason: "empty_result", message: "the agent finished without a final message" };
   }

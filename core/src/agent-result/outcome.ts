@@ -34,9 +34,16 @@ export type AgentRunReport = {
   /**
    * What a successful run's final text must be: `completion-marker` (a task attempt's, the default) ends
    * with `<promise>COMPLETE</promise>`; `answer` (plan generation's) is the answer itself, so any
-   * non-empty text passes.
+   * non-empty text passes; `exit-code` (a generic command's) needs no text at all: exit 0 is success
+   * and whilly's checks decide the rest.
    */
-  readonly resultRule?: "completion-marker" | "answer";
+  readonly resultRule?: "completion-marker" | "answer" | "exit-code";
+  /**
+   * The result the agent's adapter read from the output (`AgentAdapter.result`); `null` when it found
+   * none. When absent, the result is looked for as Claude Code prints it (a `result` object on stdout,
+   * else on stderr).
+   */
+  readonly result?: RawAgentResult | null;
 };
 
 /**

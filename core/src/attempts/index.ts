@@ -41,6 +41,8 @@ export type AttemptFailure = {
   readonly output_tail?: string | undefined;
   /** The agent's session id, so the machine that kept the worktree can resume it. */
   readonly session_id?: string | undefined;
+  /** The agent the session belongs to (`claude` when absent): a session resumes only on the same agent. */
+  readonly agent?: string | undefined;
   /** The worker that ran the attempt: only it holds the worktree a resume needs. */
   readonly worker_id?: string | undefined;
   /** Checks found to be manual (`manual:` or not a command, exit 127): not run again. */

@@ -1,0 +1,117 @@
+import {
+  agentNameSchema,
+  ConfigurationError,
+  DEFAULT_AGENT,
+  modelNameSchema,
+  tagNameSchema,
+} from "@whilly/core";
+import type { AgentDefaults } from "./dispatch.js";
+import { probeAgents } from "./probe.js";
+import { type AgentRegistry, createAgentRegistry } from "./registry.js";
+import { type AgentSettings, parseAgentSettings } from "./settings.js";
+import type { AgentName } from "./types.js";
+
+/** The agent flags of `whilly run` and `whilly-worker`, as given. */
+export type AgentFlags = {
+  readonly agent?: string | undefined;
+  readonly model?: string | undefined;
+  readonly forceAgent?: string | undefined;
+  readonly forceModel?: string | undefined;
+  readonly agentCmd?: string | undefined;
+  /** `--tags gpu,macos` (commas or blanks between tags). */
+  readonly tags?: string | undefined;
+};
+
+/** The agents of a run, validated: the adapters, the run's defaults and its tags. */
+export type AgentSetup = {
+  readonly settings: AgentSettings;
+  readonly registry: AgentRegistry;
+  readonly defaults: AgentDefaults;
+  readonly tags: readonly string[];
+  /** The agent tasks run on when neither they nor their plan name one: `--force-agent`, `--agent`, else `claude`. */
+  readonly defaultAgent: AgentName;
+  /** True when `--agent` or `--force-agent` named it (it must then pass its start check). */
+  readonly explicit: boolean;
+};
+
+/**
+ * Checks the agent flags and builds the adapters ({@link parseAgentSettings}, {@link createAgentRegistry}).
+ * @param env the process environment (`CLAUDE_BIN`, `WHILLY_MODEL`, `WHILLY_AGENT_CMD`, ...).
+ * @param cwd where whilly runs: a relative `--agent-cmd` program is taken from it.
+ * @throws {ConfigurationError} naming the flag and the fix: an agent whilly does not know (the known ones
+ *   listed), `cmd` without `--agent-cmd`, a model or tag of the wrong shape, an invalid template.
+ */
+export function parseAgentFlags(
+  flags: AgentFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+): AgentSetup {
+  const settings = parseAgentSettings(env, { agentCmd: flags.agentCmd, cwd });
+  const registry = createAgentRegistry(settings);
+  const agent = checked(flags.agent, "--agent", agentNameSchema);
+  const forceAgent = checked(flags.forceAgent, "--force-agent", agentNameSchema);
+  if (agent !== undefined) registry.get(agent, "--agent");
+  if (forceAgent !== undefined) registry.get(forceAgent, "--force-agent");
+  const defaults: AgentDefaults = {
+    agent,
+    model: checked(flags.model, "--model", modelNameSchema),
+    forceAgent,
+    forceModel: checked(flags.forceModel, "--force-model", modelNameSchema),
+  };
+  const tags = (flags.tags ?? "").split(/[\s,]+/).filter((tag) => tag !== "");
+  for (const tag of tags) checked(tag, "--tags", tagNameSchema);
+  return {
+    settings,
+    registry,
+    defaults,
+    tags: [...new Set(tags)],
+    defaultAgent: forceAgent ?? agent ?? DEFAULT_AGENT,
+    explicit: forceAgent !== undefined || agent !== undefined,
+  };
+}
+
+/** What {@link findWorkingAgents} found: the agents to advertise, and a line on each one left out. */
+export type WorkingAgents = { readonly agents: readonly AgentName[]; readonly notes: readonly string[] };
+
+/**
+ * The agents this machine can run, checked at start all at once with each adapter's start check
+ * ({@link probeAgents}, `WHILLY_AGENT_PROBE_TIMEOUT` each). The default agent, when no flag named it
+ * (`claude`), is advertised without that check: its program was checked already, as before there were
+ * several agents. An agent `--agent` or `--force-agent` named must pass.
+ * @throws {ConfigurationError} when the named agent does not start, with its adapter's install hint.
+ */
+export async function findWorkingAgents(
+  setup: AgentSetup,
+  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string },
+): Promise<WorkingAgents> {
+  const assumed = setup.explicit ? undefined : setup.defaultAgent;
+  const probed = setup.registry.adapters.filter((adapter) => adapter.name !== assumed);
+  const found = await probeAgents(probed, { ...options, timeoutMs: setup.settings.probeTimeoutMs });
+  if (setup.explicit) {
+    const failed = found.failures.find((f) => f.agent === setup.defaultAgent);
+    if (failed !== undefined) {
+      const adapter = setup.registry.get(setup.defaultAgent);
+      const flag = setup.defaults.forceAgent === undefined ? "--agent" : "--force-agent";
+      throw new ConfigurationError(`${flag} ${setup.defaultAgent} does not start here: ${failed.reason}`, {
+        hint: adapter.unavailableHints.install,
+      });
+    }
+  }
+  const working = new Set(found.working);
+  if (assumed !== undefined) working.add(assumed);
+  const agents = setup.registry.adapters.map((a) => a.name).filter((name) => working.has(name));
+  return { agents, notes: found.failures.map((f) => `agent ${f.agent} left out: ${f.reason}`) };
+}
+
+function checked(
+  value: string | undefined,
+  flag: string,
+  schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { message: string }[] } } },
+): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const result = schema.safeParse(value.trim());
+  if (result.success) return value.trim();
+  throw new ConfigurationError(`${flag} '${value}' is not ${result.error?.issues[0]?.message ?? "valid"}`, {
+    hint: `fix ${flag}, or leave it out`,
+  });
+}
