@@ -103,7 +103,7 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
             signal: input.stopSignal,
             onRetryWait: waits.waiting,
             onLeftWaiting: waits.leftWaiting,
-            capabilities: localCapabilities(),
+            capabilities: localCapabilities(agents),
             onWaitingForCapability: capabilityWaits,
             paused: () => gate.pausedUntil() !== undefined,
           });

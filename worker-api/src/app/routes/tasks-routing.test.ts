@@ -35,7 +35,8 @@ const { app, post } = routeHarness(() => store);
 
 async function get(path: string) {
   const response = await app().request(path);
-  return { status: response.status, body: await response.json() };
+  const body: ReturnType<typeof JSON.parse> = await response.json();
+  return { status: response.status, body };
 }
 
 describe("claim routing over HTTP", () => {
