@@ -10,4 +10,5 @@ ALTER TABLE "workers" ADD COLUMN "tags" text[];--> statement-breakpoint
 ALTER TABLE "workers" ADD COLUMN "agent" text;--> statement-breakpoint
 ALTER TABLE "workers" ADD COLUMN "force_agent" text;--> statement-breakpoint
 ALTER TABLE "workers" ADD COLUMN "capabilities_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "tasks_ready_untagged_claim_order" ON "tasks" USING btree ("plan_id","priority_rank","id") WHERE "tasks"."status" = 'PENDING' AND "tasks"."unfinished_deps" = 0 AND "tasks"."required_tags" = '{}'::text[];--> statement-breakpoint
 CREATE INDEX "tasks_required_tags" ON "tasks" USING gin ("required_tags");

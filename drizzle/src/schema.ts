@@ -265,8 +265,15 @@ export const tasks = pgTable(
     index("tasks_in_flight").on(t.planId).where(sql`${t.claimedBy} IS NOT NULL`),
     // Heartbeats renew, and the offline sweep releases, the leases of one worker.
     index("tasks_claimed_by").on(t.claimedBy).where(sql`${t.claimedBy} IS NOT NULL`),
-    // Tasks a worker's tags cover (`required_tags <@ $tags`): the claim and the waiting report can use
-    // it when few tasks fit; a claim usually walks the claim-order index above and filters on the tags.
+    // The claim of a worker without tags walks this one instead: ready tasks that require none, in claim
+    // order. Walking the index above, it would pass over every tagged task ahead of the first it can
+    // run (EXPLAIN ANALYZE, 100,000 ready tasks of which the 90,000 most urgent need a tag: 48 ms and
+    // 2,113 buffers per claim there, an index scan stopping at the first row here).
+    index("tasks_ready_untagged_claim_order")
+      .on(t.planId, t.priorityRank, t.id)
+      .where(sql`${t.status} = 'PENDING' AND ${t.unfinishedDeps} = 0 AND ${t.requiredTags} = '{}'::text[]`),
+    // Tasks a worker's tags cover (`required_tags <@ $tags`), for queries that look for them by tag;
+    // a claim walks a claim-order index above instead, since it wants the most urgent one first.
     index("tasks_required_tags").using("gin", t.requiredTags),
     // The lease sweep finds expired leases.
     index("tasks_lease_expires_at").on(t.leaseExpiresAt).where(sql`${t.leaseExpiresAt} IS NOT NULL`),

@@ -80,9 +80,16 @@ export function attemptModel(t: SQL, plan: { agent: SQL; model: SQL }, choice: R
   END`;
 }
 
-/** SQL true when a worker with `routing` can run task `t`: its agent among the worker's, its tags too. */
+/**
+ * SQL true when a worker with `routing` can run task `t`: its agent among the worker's, its tags too.
+ * For a worker without tags the tag test is the literal `required_tags = '{}'`, which the planner
+ * matches to the partial index of untagged ready tasks, so such a claim never walks tagged ones.
+ */
 export function runnable(t: SQL, planAgent: SQL, routing: Routing): SQL {
   const { agents, tags } = routing.capabilities;
-  return sql`${effectiveAgent(t, planAgent, routing.choice)} = ANY(${textArray(agents)})
-    AND ${t}.required_tags <@ ${textArray(tags)}`;
+  const tagged =
+    tags.length === 0
+      ? sql`${t}.required_tags = '{}'::text[]`
+      : sql`${t}.required_tags <@ ${textArray(tags)}`;
+  return sql`${effectiveAgent(t, planAgent, routing.choice)} = ANY(${textArray(agents)}) AND ${tagged}`;
 }
