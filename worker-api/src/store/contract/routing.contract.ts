@@ -1,4 +1,11 @@
-import { type AgentLevel, chooseAgent, type RunChoice, type WorkerCapabilities } from "@whilly/core";
+import {
+  type AgentLevel,
+  chooseAgent,
+  exportPlan,
+  parsePlanFile,
+  type RunChoice,
+  type WorkerCapabilities,
+} from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../store.js";
 import { type ContractContext, plan, task } from "./helpers.contract.js";
@@ -34,6 +41,38 @@ const routed = (id: string, more: { agent?: string; model?: string; requiredTags
 /** Claims go to the workers that can run them, in the one claim statement (docs/agents.md#routing). */
 export function describeRoutingContract(ctx: ContractContext): void {
   describe("routing by capabilities", () => {
+    it("stores the plan's and tasks' agent, model, fallback_agents and required_tags; export keeps them", async () => {
+      const spec = plan(
+        "p",
+        [routed("A", { agent: "codex", model: "gpt-5", requiredTags: ["gpu"] }), routed("B")],
+        {
+          agent: "claude",
+          model: "claude-opus-4-1",
+          fallbackAgents: ["codex"],
+        },
+      );
+      const imported = await ctx.store.importPlan(spec);
+      expect(imported.plan).toMatchObject({
+        agent: "claude",
+        model: "claude-opus-4-1",
+        fallbackAgents: ["codex"],
+      });
+      const stored = await ctx.store.getPlan("p");
+      const tasks = await ctx.store.listTasks("p");
+      expect(tasks[0]).toMatchObject({ agent: "codex", model: "gpt-5", requiredTags: ["gpu"] });
+      expect(tasks[1]?.requiredTags).toBeUndefined();
+      if (!stored) throw new Error("plan not stored");
+      const again = parsePlanFile(exportPlan(stored, tasks), "export");
+      expect(again).toMatchObject({ agent: "claude", model: "claude-opus-4-1", fallbackAgents: ["codex"] });
+      expect(again.tasks[0]).toMatchObject({ agent: "codex", model: "gpt-5", requiredTags: ["gpu"] });
+      // The same file again changes nothing; another agent is reported as a change.
+      expect((await ctx.store.importPlan(spec)).changed).toEqual([]);
+      const moved = plan("p", [routed("A", { agent: "gemini", requiredTags: ["gpu"] }), routed("B")], spec);
+      const result = await ctx.store.importPlan({ ...moved, agent: "codex" });
+      expect(result.changed).toEqual(["A"]);
+      expect(result.planChanged).toEqual(["agent"]);
+    });
+
     it("hands a task only to a worker with its agent and every required tag", async () => {
       await ctx.store.importPlan(
         plan("p", [
