@@ -19,6 +19,7 @@ import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { listWaiting } from "./tasks/list-waiting.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
+import { hasReadyForOthers } from "./tasks/ready-for-others.js";
 import { recordRefusedReleaseCost, release } from "./tasks/release.js";
 import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
@@ -80,6 +81,7 @@ export function createStore(
     listTasks: read(listTasks),
     listBlocked: read(listBlocked),
     listWaiting: read(listWaiting),
+    hasReadyForOthers: read(hasReadyForOthers),
     listEvents: read(listEvents),
     appendEvent: write(appendEvent),
     appendEvents: write(appendEvents),

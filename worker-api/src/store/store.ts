@@ -79,6 +79,12 @@ export interface Store extends TaskStore {
   ): Promise<{ task: ClaimedTask; plan: PlanRecord } | undefined>;
 
   /**
+   * Whether the plan has a ready task a worker with `routing` cannot run (another worker may): a claim
+   * that found nothing after a wake-up then hands the wake-up on.
+   */
+  hasReadyForOthers(planId: string, routing: ClaimRouting): Promise<boolean>;
+
+  /**
    * {@link TaskStore.complete}; with `bearer`, checked in the same statement as for
    * {@link Store.claimWithPlan}. @throws {BearerNotStored}
    */
