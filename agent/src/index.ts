@@ -4,6 +4,7 @@ export { checkPlan, type PlanCheck } from "./client/plan-check.js";
 export { REGISTER_TIMEOUT_MS, registerWorker } from "./client/register.js";
 export {
   type AttemptReport,
+  type ClaimOptions,
   createTaskClient,
   dependencyWorkOf,
   type Fetch,

@@ -12,7 +12,7 @@ import {
   type PromptPlan,
   type TaskPayload,
 } from "@whilly/core";
-import { type AgentRunResult, runAgent } from "../runner/run-agent.js";
+import { type AgentRunResult, DEFAULT_STALL_TIMEOUT_MS, runAgent } from "../runner/run-agent.js";
 import type { AgentAttempt, RunAgent } from "../worker/types.js";
 import type { AgentAdapter } from "./types.js";
 
@@ -61,7 +61,7 @@ export function createAdapterAgent(
         invocation: { prompt, model, cwd, taskId: task.id, resumeSessionId: resume, mode: "task" },
         timeoutMs: options.timeoutMs,
         killGraceMs: options.killGraceMs,
-        stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_MS,
+        stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS,
         activityIntervalMs: options.activityIntervalMs,
         env: options.env,
         signal,
@@ -86,9 +86,6 @@ export function createAdapterAgent(
     return withResume(report(await run(fresh(), undefined)), false);
   };
 }
-
-/** `--stall-timeout`'s default, ms (10 minutes). */
-const DEFAULT_STALL_MS = 600_000;
 
 /** An agent's answer to a resume of a session it does not have: nothing ran, nothing was spent. */
 const SESSION_MISSING = /no conversation found|session not found|no session found/i;

@@ -22,6 +22,22 @@ import { checkWorkdir } from "./workdir.js";
 import { claudeWorkerAttempt } from "./worker-attempt.js";
 
 /**
+ * The agents this worker advertises, found at start ({@link findWorkingAgents}); says on stderr which
+ * were left out and, when it is more than Claude Code alone, what it advertises.
+ * @throws {ConfigurationError} when the agent `--agent` or `--force-agent` names does not start.
+ */
+async function workingAgents(settings: WorkerSettings, io: WorkerIo): Promise<WorkingAgents> {
+  const working = await findWorkingAgents(settings.agents, { env: settings.agentEnv, cwd: settings.workdir });
+  for (const note of working.notes) io.err.write(`whilly-worker: ${note}\n`);
+  const { tags } = settings.agents;
+  if (working.agents.join() !== "claude" || tags.length > 0) {
+    const named = tags.length === 0 ? "none" : tags.join(", ");
+    io.err.write(`whilly-worker: agents ${working.agents.join(", ") || "none"}; tags ${named}\n`);
+  }
+  return working;
+}
+
+/**
  * A claim that comes back empty sooner than this (ms) means the control plane does not hold long polls;
  * the worker then waits out the rest before asking again, rather than spinning. A control plane that
  * long-polls answers 204 only after its wait, so the next claim goes out at once.
@@ -68,12 +84,7 @@ export async function workerMain(
     for (const warning of settings.warnings) io.err.write(`whilly-worker: warning: ${warning}\n`);
     checkWorkdir(settings.workdir);
     runAttempt = await (options.makeRunAttempt ?? claudeWorkerAttempt)(settings, io);
-    working = await findWorkingAgents(settings.agents, { env: settings.agentEnv, cwd: settings.workdir });
-    for (const note of working.notes) io.err.write(`whilly-worker: ${note}\n`);
-    if (working.agents.join() !== "claude" || settings.agents.tags.length > 0) {
-      const tags = settings.agents.tags.length === 0 ? "none" : settings.agents.tags.join(", ");
-      io.err.write(`whilly-worker: agents ${working.agents.join(", ") || "none"}; tags ${tags}\n`);
-    }
+    working = await workingAgents(settings, io);
   } catch (error) {
     return reportWorkerError(io, error);
   }

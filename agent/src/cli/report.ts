@@ -97,13 +97,16 @@ function describeEvent(event: ProgressEvent): string {
           ? `failed (${why}), to be retried`
           : `FAILED (${why})`;
       const cost = displayUsd(attempt.costMicroUsd);
-      return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s · ${cost}`;
+      return `${task.id} ${verdict} in ${(event.elapsedMs / 1000).toFixed(1)} s · ${cost}${ranOn(attempt.detail)}`;
     }
     case "released":
       return `${event.task.id} released (${event.reason})`;
     case "activity":
       return `${event.task.id} ${describeProgress(event.progress)}`;
     case "paused":
+      if (event.agent !== undefined) {
+        return `${event.task.id}: provider limit (${event.message}); no task for agent ${event.agent} until ${event.until.toISOString()}, the others go on`;
+      }
       return `${event.task.id}: provider limit (${event.message}); not claiming until ${event.until.toISOString()}`;
     case "faulted":
       return `${event.task.id} handed back: ${event.message}; not claiming until ${event.until.toISOString()} (hint: ${event.hint})`;
@@ -204,4 +207,14 @@ function isWorkerRefusal(error: unknown): error is Unauthorized | Forbidden {
 /** A network failure or a 5xx: the control plane did not (properly) answer. */
 function unreachable(error: WhillyError): boolean {
   return error instanceof TransportError && (error.status === undefined || error.status >= 500);
+}
+
+/**
+ * ` · on codex (gpt-5-codex)` for an attempt on another agent than Claude Code (the default, whose
+ * lines stay as they were); nothing otherwise.
+ */
+function ranOn(detail: { readonly [key: string]: unknown }): string {
+  const { agent, model } = detail;
+  if (typeof agent !== "string" || agent === "" || agent === "claude") return "";
+  return typeof model === "string" && model !== "" ? ` · on ${agent} (${model})` : ` · on ${agent}`;
 }

@@ -1,11 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentOutcome, classifyAgentRun, secretValuesOf } from "@whilly/core";
-import { ATTEMPT_ID_VARIABLE } from "../runner/end-processes.js";
-import { runProcessGroup } from "../runner/process-group.js";
-import { modelEnv } from "./model-env.js";
+import { type AgentOutcome, secretValuesOf } from "@whilly/core";
+import { createClaudeAdapter } from "../agents/claude/index.js";
+import type { AgentAdapter } from "../agents/types.js";
+import { runAgent } from "../runner/run-agent.js";
+import { type ClaudeSettings, DEFAULT_NO_PROXY } from "../runner/settings.js";
+
+export { GENERATION_DISALLOWED_TOOLS, generationArgv } from "../agents/claude/answer-argv.js";
 
 /** How generation runs the agent CLI: which, with what model and environment, and for how long. */
 export type GenerationAgent = {
@@ -28,67 +30,20 @@ export type GenerationAgent = {
   readonly scratchParent?: string | undefined;
   /** How often a call still waiting for the model reports it, ms; default 15 s. */
   readonly waitingIntervalMs?: number | undefined;
+  /**
+   * The agent that answers, when not Claude Code (`--agent` of `init` and `forge intake`): an adapter
+   * whose `answers` is true, run in its `answer` mode. Claude Code from `claudeBin` when undefined.
+   */
+  readonly adapter?: AgentAdapter | undefined;
 };
-
-/**
- * Built-in tools named to `--disallowedTools` as well, in case a Claude Code version reads `--tools ""`
- * differently: every tool that writes, runs, fetches or starts another agent.
- */
-export const GENERATION_DISALLOWED_TOOLS: readonly string[] = [
-  "Bash",
-  "Edit",
-  "MultiEdit",
-  "Write",
-  "NotebookEdit",
-  "WebFetch",
-  "WebSearch",
-  "Agent",
-  "Task",
-  "Read",
-  "Glob",
-  "Grep",
-];
-
-/**
- * The command line of a generation call: every built-in tool disabled (`--tools ""`, and the dangerous
- * ones denied by name too), any other tool call denied without asking (`--permission-mode dontAsk`), no
- * MCP server (`--strict-mcp-config` without a config), no slash commands, only the user's settings (not
- * a project's), no session saved, one turn, and the prompt as one argument after `--`.
- */
-export function generationArgv(claudeBin: string, model: string, prompt: string): string[] {
-  return [
-    claudeBin,
-    "--tools",
-    "",
-    "--disallowedTools",
-    GENERATION_DISALLOWED_TOOLS.join(" "),
-    "--permission-mode",
-    "dontAsk",
-    "--strict-mcp-config",
-    "--disable-slash-commands",
-    "--setting-sources",
-    "user",
-    "--no-session-persistence",
-    "--max-turns",
-    "1",
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--model",
-    model,
-    "-p",
-    "--",
-    prompt,
-  ];
-}
 
 /** One call's result: the classified run (its `resultText` is the answer, redacted) and its command line. */
 export type ModelAnswer = { readonly outcome: AgentOutcome; readonly argv: readonly string[] };
 
 /**
- * Asks the model once: runs the agent CLI with {@link generationArgv} in a fresh scratch directory
- * (removed afterwards), with only the model's environment, in its own process group with the
- * attempt's mark, so nothing it starts outlives the call (docs/agent.md). The answer rule is the
+ * Asks the model once: runs the agent's adapter in its `answer` mode (Claude Code: `generationArgv`,
+ * every tool off, only the model's environment) through the shared runner, in a fresh scratch
+ * directory (removed afterwards), in its own process group with the attempt's mark, so nothing it starts outlives the call (docs/agent.md). The answer rule is the
  * answer's own: any non-empty final text succeeds, no completion marker. Never rejects for the
  * agent's failures; they come back as a failed outcome.
  * @param onWaiting called every `agent.waitingIntervalMs` while the model has not answered, with ms so far.
@@ -101,12 +56,7 @@ export async function askModel(
     readonly onWaiting?: (elapsedMs: number) => void;
   } = {},
 ): Promise<ModelAnswer> {
-  const argv = generationArgv(agent.claudeBin, agent.model, prompt);
-  const attemptId = randomUUID();
-  const env = {
-    ...modelEnv(agent.env, { url: agent.proxyUrl, noProxy: agent.noProxy ?? "localhost,127.0.0.1,::1" }),
-    [ATTEMPT_ID_VARIABLE]: attemptId,
-  };
+  const adapter = agent.adapter ?? claudeAnswerAdapter(agent);
   const scratch = await mkdtemp(join(agent.scratchParent ?? tmpdir(), "whilly-generate-"));
   const started = performance.now();
   const waiting = setInterval(
@@ -114,19 +64,34 @@ export async function askModel(
     agent.waitingIntervalMs ?? 15_000,
   );
   try {
-    const run = await runProcessGroup({
-      argv,
-      cwd: scratch,
-      env,
+    const run = await runAgent({
+      adapter,
+      invocation: { prompt, model: agent.model, cwd: scratch, taskId: "", mode: "answer" },
       timeoutMs: agent.timeoutMs,
       killGraceMs: agent.killGraceMs,
+      env: agent.env,
       signal: options.signal,
-      attemptId,
+      secrets: [...(agent.secrets ?? []), ...secretValuesOf(agent.env)],
     });
-    const secrets = [...(agent.secrets ?? []), ...secretValuesOf(agent.env)];
-    return { outcome: classifyAgentRun({ ...run, secrets, resultRule: "answer" }), argv };
+    return { outcome: run.outcome, argv: run.argv };
   } finally {
     clearInterval(waiting);
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Claude Code as {@link GenerationAgent} names it, for an answer: its bin, the proxy, nothing else. */
+function claudeAnswerAdapter(agent: GenerationAgent): AgentAdapter {
+  const settings: ClaudeSettings = {
+    claudeBin: agent.claudeBin,
+    model: agent.model,
+    safe: false,
+    permissions: "skip",
+    allowedTools: [],
+    proxyUrl: agent.proxyUrl,
+    noProxy: agent.noProxy ?? DEFAULT_NO_PROXY,
+    maxTurns: undefined,
+    killGraceMs: agent.killGraceMs,
+  };
+  return createClaudeAdapter(settings);
 }

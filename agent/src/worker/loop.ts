@@ -93,7 +93,8 @@ export type WorkerLoopOptions = {
   whenPaused?: "wait" | "stop" | undefined;
   /**
    * What the worker can run, sent with each claim; a usage limit on one agent of several pauses that
-   * agent alone (it is left out of the claims until its reset). None (an older worker's claim) when undefined.
+   * agent alone (it is left out of the claims until its reset) when the control plane routes by agent
+   * (its claim reply names the task's agent). None (an older worker's claim) when undefined.
    */
   capabilities?: Capabilities | undefined;
   /** `--agent`/`--model`/`--force-agent`/`--force-model`, sent with each claim. */
@@ -322,16 +323,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
     }
     if (attempt.limited) {
-      // The provider's limit, not the task's fault: the attempt is given back and every slot of this
-      // process waits for the limit to pass, unless another agent is left to claim for meanwhile.
-      const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
-      const agentUntil =
-        agent === undefined ? undefined : options.capabilities?.pauseAgent(agent, attempt.limited.until);
-      const until = agentUntil ?? gate.pause(attempt.limited.until);
-      const message = attempt.limited.message;
-      if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
-      const only = agentUntil === undefined ? {} : { agent };
-      emit({ kind: "paused", task, until, message, ...only });
+      await handBackLimited(task, attempt, attempt.limited);
       return true;
     }
     if (attempt.fault && !stopSignal.aborted) {
@@ -347,6 +339,27 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (!attempt.aborted && !stopSignal.aborted) return false;
     await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt));
     return true;
+  }
+
+  /**
+   * The provider's limit, not the task's fault: the attempt is given back and every slot of this
+   * process waits for the limit to pass, unless another agent is left to claim for meanwhile.
+   */
+  async function handBackLimited(
+    task: TaskPayload,
+    attempt: AgentAttempt,
+    limited: NonNullable<AgentAttempt["limited"]>,
+  ): Promise<void> {
+    // Only a control plane that names the claim's agent routes by the agents a worker advertises; an
+    // older one would hand this worker the paused agent's tasks again, so the whole worker pauses.
+    const routed = typeof task.agent === "string" && task.agent !== "";
+    const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
+    const agentUntil =
+      agent === undefined || !routed ? undefined : options.capabilities?.pauseAgent(agent, limited.until);
+    const until = agentUntil ?? gate.pause(limited.until);
+    const { message } = limited;
+    if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
+    emit({ kind: "paused", task, until, message, ...(agentUntil === undefined ? {} : { agent }) });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */

@@ -1,4 +1,11 @@
-import { checkAgentBin, checkBranchOption, findWorkingAgents, parseAgentFlags } from "@whilly/agent";
+import {
+  type AgentSetup,
+  checkAgentBin,
+  checkBranchOption,
+  findWorkingAgents,
+  parseAgentFlags,
+  type WorkingAgents,
+} from "@whilly/agent";
 import {
   DEFAULT_STALL_TIMEOUT,
   DEFAULT_TASK_TIMEOUT,
@@ -138,23 +145,9 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       }
       if (inGit) await checkRepository(workspace.root, ctx.io.env);
       if (inGit && branch !== undefined) await checkBranchOption(workspace.root, branch, ctx.io.env);
-      const agents = parseAgentFlags(
-        {
-          agent: textFlag(args.agent, "--agent"),
-          model: textFlag(args.model, "--model"),
-          forceAgent: textFlag(args.forceAgent, "--force-agent"),
-          forceModel: textFlag(args.forceModel, "--force-model"),
-          agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
-          tags: textFlag(args.tags, "--tags"),
-        },
-        ctx.io.env,
-        ctx.io.cwd,
-      );
-      const claude = agents.settings.claude;
       // Before the store is opened: a missing agent would fail every task claimed, one after another.
-      if (agents.defaultAgent === "claude") checkAgentBin(claude.claudeBin, ctx.io.env, ctx.io.cwd);
-      const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd });
-      for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
+      const { agents, working } = await runAgents(args, ctx);
+      const claude = agents.settings.claude;
       // A stored plan is run only from a store that exists; a file may start a new one.
       if (args.file === undefined) await ctx.store({ mustExist: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
@@ -189,6 +182,35 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       });
     },
   );
+}
+
+/**
+ * The run's agents from its flags, checked before anything is stored: Claude Code's program when it is
+ * the default agent (as before there were several), then every configured agent's start check, whose
+ * misses are said on stderr.
+ * @throws {ConfigurationError} for a bad agent flag or a named agent that does not start.
+ */
+async function runAgents(
+  args: Readonly<Record<string, unknown>>,
+  ctx: CliContext,
+): Promise<{ agents: AgentSetup; working: WorkingAgents }> {
+  const agents = parseAgentFlags(
+    {
+      agent: textFlag(args.agent, "--agent"),
+      model: textFlag(args.model, "--model"),
+      forceAgent: textFlag(args.forceAgent, "--force-agent"),
+      forceModel: textFlag(args.forceModel, "--force-model"),
+      agentCmd: textFlag(args.agentCmd, "--agent-cmd"),
+      tags: textFlag(args.tags, "--tags"),
+    },
+    ctx.io.env,
+    ctx.io.cwd,
+  );
+  if (agents.defaultAgent === "claude")
+    checkAgentBin(agents.settings.claude.claudeBin, ctx.io.env, ctx.io.cwd);
+  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd });
+  for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
+  return { agents, working };
 }
 
 /**

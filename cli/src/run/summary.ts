@@ -90,25 +90,7 @@ export function summarizeRun(
   events: readonly EventRecord[],
   extras: RunExtras = {},
 ): RunSummary {
-  const durations = new Map<string, number>();
-  const reasons = new Map<string, string>();
-  const ranOn = new Map<string, { agent?: string; model?: string }>();
-  for (const event of events) {
-    if (!event.taskId) continue;
-    if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
-      const { agent, model } = event.detail ?? {};
-      if (typeof agent === "string") {
-        ranOn.set(event.taskId, { agent, ...(typeof model === "string" && model !== "" ? { model } : {}) });
-      }
-    }
-    // A reset keeps both spend and time: the money and the minutes were spent either way.
-    if (event.eventType === EVENT_TYPES.complete || event.eventType === EVENT_TYPES.fail) {
-      // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
-      const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
-      durations.set(event.taskId, (durations.get(event.taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
-    }
-    if (event.eventType === EVENT_TYPES.fail) reasons.set(event.taskId, failureNote(event));
-  }
+  const { durations, reasons, ranOn } = readEvents(events);
   const blockers = new Map(blocked.map((b) => [b.taskId, b.blockedBy]));
   const waitingFor = new Map((extras.waiting ?? []).map((w) => [w.taskId, w.waitingFor]));
   const counts = { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 };
@@ -154,6 +136,33 @@ export function summarizeRun(
     budgetMicroUsd: plan.budgetMicroUsd,
     budgetExhausted,
   };
+}
+
+/** Per task, from the plan's events: agent time, the last failure's note, the last attempt's agent and model. */
+function readEvents(events: readonly EventRecord[]) {
+  const durations = new Map<string, number>();
+  const reasons = new Map<string, string>();
+  const ranOn = new Map<string, { agent?: string; model?: string }>();
+  for (const event of events) {
+    const taskId = event.taskId;
+    if (!taskId) continue;
+    // A reset keeps both spend and time: the money and the minutes were spent either way.
+    if (event.eventType !== EVENT_TYPES.complete && event.eventType !== EVENT_TYPES.fail) continue;
+    // The worker's wall clock covers the whole attempt; the agent's own duration_ms leaves out start-up.
+    const ms = Number(event.detail?.wall_ms ?? event.detail?.duration_ms ?? 0);
+    durations.set(taskId, (durations.get(taskId) ?? 0) + (Number.isFinite(ms) ? ms : 0));
+    const agent = agentOfEvent(event);
+    if (agent !== undefined) ranOn.set(taskId, agent);
+    if (event.eventType === EVENT_TYPES.fail) reasons.set(taskId, failureNote(event));
+  }
+  return { durations, reasons, ranOn };
+}
+
+/** The agent and model a COMPLETE or FAIL event's detail names, if it names an agent. */
+function agentOfEvent(event: EventRecord): { agent: string; model?: string } | undefined {
+  const { agent, model } = event.detail ?? {};
+  if (typeof agent !== "string") return undefined;
+  return { agent, ...(typeof model === "string" && model !== "" ? { model } : {}) };
 }
 
 /**
