@@ -87,7 +87,9 @@ describe("renderPlanGraph", () => {
         { taskId: "B", waitingFor: { tags: ["gpu", "macos"] } },
       ],
     });
-    expect(text).toContain("[PENDING    ] A  (high)\n    ⏳ waits for a worker with agent codex and tag gpu\n");
+    expect(text).toContain(
+      "[PENDING    ] A  (high)\n    ⏳ waits for a worker with agent codex and tag gpu\n",
+    );
     expect(text).toContain("[PENDING    ] B  (low)\n    ⏳ waits for a worker with tags gpu, macos\n");
   });
 
