@@ -42,5 +42,5 @@ describe("whilly run with tasks it cannot run", () => {
     expect(second.code).toBe(0);
     const task = await withStore(repo, (store) => store.getTask("gpu", "G-2"));
     expect(task?.status).toBe("DONE");
-  });
+  }, 60_000);
 });
