@@ -20,7 +20,7 @@ import {
 // `whilly-worker` processes that differ in agents and tags. "gpu" runs Claude Code (a fake that answers
 // at once) and has the tag gpu; "cmd" runs the generic command agent (`true`) and has the tag macos.
 // Every task lands on a worker that can run it; a task requiring a tag nobody has is reported waiting
-// and never claimed.
+// and never claimed; a task whose agent hits a usage limit moves to the plan's fallback agent.
 const BY_TASK_AGENT = join(FIXTURES, "fake-agents", "by-task.mjs");
 const PLAN_ID = "routing";
 
@@ -40,17 +40,22 @@ describe.skipIf(!postgresAvailable())("routing: workers with different agents an
   beforeAll(async () => {
     db = await createTestDatabase();
     plane = await startControlPlane(db.url, 30, { WHILLY_PUBLIC_READ: "1" });
-    const plan = writePlan({
+    const file = {
       plan_id: PLAN_ID,
       project: PLAN_ID,
+      // A task whose agent hits a usage limit moves to the command agent.
+      fallback_agents: ["cmd"],
       tasks: [
         // Most urgent, and claimable by nobody: every claim passes over it.
         task("T-TPU", "critical", { required_tags: ["tpu"] }),
         task("T-GPU", "high", { required_tags: ["gpu"] }),
         task("T-CMD", "high", { agent: "cmd" }),
         task("T-ANY", "medium"),
+        // Only the gpu worker has Claude Code, whose fake answers this one with a rate limit.
+        task("T-LIMIT", "low", { agent: "claude" }),
       ],
-    });
+    };
+    const plan = writePlan(file);
     await whilly(["plan", "import", plan], plane.env);
     store = await openPostgresStore(db.url, { max: 2 });
   }, 60_000);
@@ -74,20 +79,26 @@ describe.skipIf(!postgresAvailable())("routing: workers with different agents an
         argv,
         env: { FAKE_AGENT_SCRIPT: "{}", ...env },
       });
-    const gpu = start(gpuWho, ["--tags", "gpu"], { CLAUDE_BIN: BY_TASK_AGENT });
+    const limited = {
+      "T-LIMIT": { outcome: "fail", message: "API Error: Request rejected (429) · rate limited" },
+    };
+    const gpu = start(gpuWho, ["--tags", "gpu"], {
+      CLAUDE_BIN: BY_TASK_AGENT,
+      FAKE_AGENT_SCRIPT: JSON.stringify(limited),
+    });
     // Claude Code does not start there: that worker advertises the command agent alone.
     const cmd = start(cmdWho, ["--agent", "cmd", "--agent-cmd", "true {task_id}", "--tags", "macos"], {
       CLAUDE_BIN: "/nonexistent/claude",
     });
     const done = await waitUntil(
-      "T-GPU, T-CMD and T-ANY DONE",
+      "T-GPU, T-CMD, T-ANY and T-LIMIT DONE",
       async () => {
         const tasks = await store.listTasks(PLAN_ID);
         const failed = tasks.filter((t) => t.status === "FAILED");
         if (failed.length > 0)
           throw new Error(`FAILED: ${failed.map((t) => t.id)}\n${gpu.err()}\n${cmd.err()}`);
         const doneIds = tasks.filter((t) => t.status === "DONE").map((t) => t.id);
-        return doneIds.length === 3 ? tasks : undefined;
+        return doneIds.length === 4 ? tasks : undefined;
       },
       30_000,
     );
@@ -95,17 +106,32 @@ describe.skipIf(!postgresAvailable())("routing: workers with different agents an
 
     const events = await store.listEvents(PLAN_ID);
     const claims = events.filter((e) => e.eventType === EVENT_TYPES.claim);
-    const claimedBy = Object.fromEntries(claims.map((e) => [e.taskId, e.payload.worker_id]));
+    const claimedBy = Object.fromEntries(
+      claims.filter((e) => e.taskId !== "T-LIMIT").map((e) => [e.taskId, e.payload.worker_id]),
+    );
     expect(claimedBy["T-GPU"]).toBe(gpuWho.workerId);
     expect(claimedBy["T-CMD"]).toBe(cmdWho.workerId);
     expect([gpuWho.workerId, cmdWho.workerId]).toContain(claimedBy["T-ANY"]);
     expect(claims.map((e) => e.taskId)).not.toContain("T-TPU");
     const started = Object.fromEntries(
-      events.filter((e) => e.eventType === EVENT_TYPES.start).map((e) => [e.taskId, e.detail?.agent]),
+      events
+        .filter((e) => e.eventType === EVENT_TYPES.start && e.taskId !== "T-LIMIT")
+        .map((e) => [e.taskId, e.detail?.agent]),
     );
     expect(started["T-GPU"]).toBe("claude");
     expect(started["T-CMD"]).toBe("cmd");
     expect(started["T-ANY"]).toBe(claimedBy["T-ANY"] === gpuWho.workerId ? "claude" : "cmd");
+
+    // T-LIMIT: claimed by the gpu worker on Claude Code, handed back on the limit, moved to its plan's
+    // fallback agent, then claimed and done by the cmd worker.
+    const limitClaims = claims.filter((e) => e.taskId === "T-LIMIT").map((e) => e.payload.worker_id);
+    expect(limitClaims).toEqual([gpuWho.workerId, cmdWho.workerId]);
+    const release = events.find((e) => e.eventType === EVENT_TYPES.release && e.taskId === "T-LIMIT");
+    expect(release?.payload).toMatchObject({ reason: "rate_limited" });
+    expect(release?.detail).toEqual({ agent: "claude", fallback_agent: "cmd" });
+    const limitStarts = events.filter((e) => e.eventType === EVENT_TYPES.start && e.taskId === "T-LIMIT");
+    expect(limitStarts.map((e) => e.detail?.agent)).toEqual(["claude", "cmd"]);
+    expect(done.find((t) => t.id === "T-LIMIT")?.fallbackAgent).toBe("cmd");
 
     // Each worker row keeps what it advertised.
     const workers = Object.fromEntries((await store.listWorkers()).map((w) => [w.workerId, w.capabilities]));
@@ -117,7 +143,13 @@ describe.skipIf(!postgresAvailable())("routing: workers with different agents an
     const reply = await fetch(`${plane.url}/api/v1/plans/${PLAN_ID}/tasks`);
     const body = (await reply.json()) as { tasks: { id: string; waiting_for: unknown }[] };
     const waiting = Object.fromEntries(body.tasks.map((t) => [t.id, t.waiting_for]));
-    expect(waiting).toEqual({ "T-TPU": { tags: ["tpu"] }, "T-GPU": null, "T-CMD": null, "T-ANY": null });
+    expect(waiting).toEqual({
+      "T-TPU": { tags: ["tpu"] },
+      "T-GPU": null,
+      "T-CMD": null,
+      "T-ANY": null,
+      "T-LIMIT": null,
+    });
     const [shown, shownJson] = await Promise.all([
       whilly(["plan", "show", PLAN_ID, "--no-color"], plane.env),
       whilly(["plan", "show", PLAN_ID, "--json"], plane.env),
