@@ -10,6 +10,12 @@ export const DEFAULT_LEASE_MS = 900_000;
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
 
 /**
+ * Silence after which a worker is offline (`WHILLY_HEARTBEAT_TIMEOUT`): 120 s, in ms. Only workers heard
+ * from within it count when a ready task is reported as waiting for a capability.
+ */
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 120_000;
+
+/**
  * Period of the "still running" and "waiting" lines (`WHILLY_PROGRESS_INTERVAL`): 30 s, in ms. Someone
  * watching learns within half a minute that a task is alive, and a 30-minute task adds 60 lines to a log.
  */

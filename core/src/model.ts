@@ -24,6 +24,12 @@ export type TaskSpec = {
   readonly prdRequirement: string;
   /** The task's `max_attempts`; its plan's, then 3, when undefined (see `effectiveMaxAttempts`). */
   readonly maxAttempts?: number | undefined;
+  /** The agent the task runs on (docs/agents.md#choosing); undefined: its plan's, else the worker's. */
+  readonly agent?: string | undefined;
+  /** The model for the task's agent; undefined: the next level's, else the agent's default. */
+  readonly model?: string | undefined;
+  /** Tags a worker must advertise to be handed the task; undefined (never empty) when none. */
+  readonly requiredTags?: readonly string[] | undefined;
   /** Optimistic-lock version; bumped by every transition. */
   readonly version: number;
   /** Fields the schema does not know (`phase`, `category`, `title`, ...), kept for export. */
@@ -76,6 +82,12 @@ export type PlanSpec = {
   readonly setup?: string | undefined;
   /** The file's `max_attempts`: the default of its tasks. */
   readonly maxAttempts?: number | undefined;
+  /** The file's `agent`: the agent of tasks that name none (docs/agents.md#choosing). */
+  readonly agent?: string | undefined;
+  /** The file's `model`, for its `agent`'s tasks. */
+  readonly model?: string | undefined;
+  /** The file's `fallback_agents`, in order; undefined (never empty) when none. */
+  readonly fallbackAgents?: readonly string[] | undefined;
   /**
    * The GitHub issue the plan was made from, `owner/repo/N` in canonical form: at most one plan per
    * issue (import answers with the plan that has it).
@@ -107,6 +119,12 @@ export type PlanRecord = {
   readonly setup?: string | undefined;
   /** See {@link PlanSpec.maxAttempts}; `--max-attempts` stores it too. */
   readonly maxAttempts?: number | undefined;
+  /** See {@link PlanSpec.agent}. */
+  readonly agent?: string | undefined;
+  /** See {@link PlanSpec.model}. */
+  readonly model?: string | undefined;
+  /** See {@link PlanSpec.fallbackAgents}. */
+  readonly fallbackAgents?: readonly string[] | undefined;
   readonly agentInstructions: AgentInstructions;
   /** See {@link PlanSpec.keptInstructions}. */
   readonly keptInstructions: JsonObject;
@@ -140,6 +158,11 @@ export type TaskRecord = TaskSpec & {
   readonly work?: TaskWork | undefined;
   /** The running attempt's last activity, from heartbeats (turns, last tool); undefined when none. */
   readonly progress?: AttemptProgress | undefined;
+  /**
+   * The agent the control plane moved the task to after a usage limit (one of its plan's
+   * `fallback_agents`); undefined when none. A reset clears it.
+   */
+  readonly fallbackAgent?: string | undefined;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 };
@@ -176,6 +199,21 @@ export type WorkerRecord = {
   readonly status: "online" | "offline";
   readonly lastHeartbeat: Date;
   readonly registeredAt: Date;
+  /** What the worker said it can run at its latest claim; undefined before its first claim. */
+  readonly capabilities?: WorkerCapabilities | undefined;
+};
+
+/**
+ * What a worker can run (docs/agents.md#routing): the agents it found working and its tags. A worker
+ * that never said (an older one) counts as {@link DEFAULT_CAPABILITIES}.
+ */
+export type WorkerCapabilities = {
+  readonly agents: readonly string[];
+  readonly tags: readonly string[];
+  /** The worker's `--agent`: the agent of tasks whose task and plan name none. */
+  readonly agent?: string | undefined;
+  /** The worker's `--force-agent`: the agent of every task it runs. */
+  readonly forceAgent?: string | undefined;
 };
 
 /** What a running attempt last did, as its worker's heartbeat tells it (JSON field names). */

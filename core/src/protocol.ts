@@ -52,6 +52,14 @@ export const taskPayloadSchema = z.object({
   model: z.string().nullable().optional(),
   /** Tags a worker must advertise to be handed this task (docs/agents.md#routing). */
   required_tags: z.array(z.string()).optional(),
+  /**
+   * Read API: a ready `PENDING` task no online worker can run, and what it waits for: the agent and
+   * the tags no online worker has (`WaitingFor`); `null` when some worker can run it or it is not ready.
+   */
+  waiting_for: z
+    .object({ agent: z.string().optional(), tags: z.array(z.string()) })
+    .nullable()
+    .optional(),
 });
 export type TaskPayload = z.infer<typeof taskPayloadSchema>;
 
@@ -256,6 +264,11 @@ export const releaseRequestSchema = z.strictObject({
   paused_until: z.iso.datetime({ offset: true }).optional(),
   /** With `paused_until`: the provider's words, for the `worker.paused` event. */
   pause_message: z.string().max(2048).optional(),
+  /**
+   * With `rate_limited`: the agent the limit is for (the attempt's). A task whose plan has
+   * `fallback_agents` moves to the next of them (docs/agents.md#fallback).
+   */
+  agent: agentNameSchema.optional(),
 });
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 

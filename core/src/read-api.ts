@@ -61,6 +61,10 @@ export const planDetailResponseSchema = planSummaryPayloadSchema.extend({
   verify: z.array(z.string()),
   setup: z.string().nullable(),
   max_attempts: z.number().int().positive().nullable(),
+  /** The plan's `agent` and `model` (`null` when it names none) and `fallback_agents` (docs/agents.md). */
+  agent: z.string().nullable().optional(),
+  model: z.string().nullable().optional(),
+  fallback_agents: z.array(z.string()).optional(),
 });
 export type PlanDetailResponse = z.infer<typeof planDetailResponseSchema>;
 

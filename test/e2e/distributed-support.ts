@@ -212,9 +212,14 @@ export type ControlPlane = {
 
 /**
  * Starts `whilly server` on `databaseUrl` with short leases (`leaseS`, s), a sweep every half second and
- * a long heartbeat timeout, so a killed worker's task comes back by its lease running out.
+ * a long heartbeat timeout, so a killed worker's task comes back by its lease running out. `extraEnv`
+ * adds to or overrides the server's environment.
  */
-export async function startControlPlane(databaseUrl: string, leaseS: number): Promise<ControlPlane> {
+export async function startControlPlane(
+  databaseUrl: string,
+  leaseS: number,
+  extraEnv: Record<string, string> = {},
+): Promise<ControlPlane> {
   const bootstrap = "e2e-bootstrap-token-0123456789abcdef";
   const env = { PATH, WHILLY_DATABASE_URL: databaseUrl };
   const server = startNode(WHILLY_BIN, ["server", "--port", "0"], {
@@ -227,6 +232,7 @@ export async function startControlPlane(databaseUrl: string, leaseS: number): Pr
       // Workers fall silent only when killed; let the lease, not the offline sweep, take the task back.
       WHILLY_HEARTBEAT_TIMEOUT: "60",
       WHILLY_CLAIM_RECHECK: "1",
+      ...extraEnv,
     },
   });
   const [, url = ""] = await server.waitForOut(/^(https?:\/\/\S+)$/m);

@@ -230,6 +230,8 @@ export function createTaskClient(options: {
               pause_message: pause.message.slice(0, MAX_PAUSE_MESSAGE),
             }),
         ...(spend === undefined ? {} : { cost_usd: spend.costUsd, idempotency_key: spend.idempotencyKey }),
+        // The limited agent: the control plane may move the task to its plan's next fallback agent.
+        ...(reason === "rate_limited" && task.agent ? { agent: task.agent } : {}),
       };
       return required(await post(taskPath(task, "release"), body, taskResponseSchema), "release").task;
     },

@@ -13,7 +13,8 @@ import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
 import { type Io, printWarning } from "../io.js";
 import { readPlanFile } from "../plan-file.js";
-import type { PlanRunner } from "./plan-runner.js";
+import { localCapabilities } from "./capabilities.js";
+import type { PlanRunner, RunAgents } from "./plan-runner.js";
 import { clockTime, progressPrinter } from "./progress.js";
 import { localWorkerId, processAlive, type RecoverOptions, recoverOrphanedClaims } from "./recover.js";
 import { runSlots, type SlotsResult, slotWorkerIds } from "./slots.js";
@@ -123,7 +124,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   }
   const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
 
-  const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration });
+  const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration }, runner.agents);
   io.out.write(
     options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
   );
@@ -188,14 +189,20 @@ function recoverer(store: TaskStore, io: Pick<Io, "err">, options: RecoverOption
 }
 
 /** The plan's summary from the store, as the run leaves it. */
-async function summaryOf(store: TaskStore, plan: PlanRecord, extras: RunExtras): Promise<RunSummary> {
+async function summaryOf(
+  store: TaskStore,
+  plan: PlanRecord,
+  extras: RunExtras,
+  agents: RunAgents | undefined,
+): Promise<RunSummary> {
   const finalPlan = (await store.getPlan(plan.id)) ?? plan;
-  const [finalTasks, blocked, events] = await Promise.all([
+  const [finalTasks, blocked, events, waiting] = await Promise.all([
     store.listTasks(plan.id),
     store.listBlocked(plan.id),
     store.listEvents(plan.id, { limit: 1_000_000 }),
+    store.listWaiting(plan.id, { capabilities: [localCapabilities(agents)] }),
   ]);
-  return summarizeRun(finalPlan, finalTasks, blocked, events, extras);
+  return summarizeRun(finalPlan, finalTasks, blocked, events, { ...extras, waiting });
 }
 
 /** Says that `--no-wait` left work waiting on a provider limit until `pausedUntil` (ms); false when none. */

@@ -10,8 +10,9 @@ import {
 import { type AppSettings, createApp, inProcessAuth, type Store } from "@whilly/worker-api";
 import type { Io } from "../io.js";
 import type { CliSettings } from "../settings.js";
+import { localCapabilities } from "./capabilities.js";
 import type { PlanRunner } from "./plan-runner.js";
-import { retryWaitPrinter, waitWhileIdle } from "./waiting.js";
+import { capabilityWaitPrinter, retryWaitPrinter, waitWhileIdle } from "./waiting.js";
 
 /** Input of {@link runSlots}. Durations are ms. */
 export type SlotsInput = {
@@ -70,6 +71,7 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
         });
   const taskBudget = input.maxTasks === undefined ? undefined : createTaskBudget(input.maxTasks);
   const waits = retryWaitPrinter(input.io);
+  const capabilityWaits = capabilityWaitPrinter(input.io);
   const all = await Promise.all(
     input.workerIds.map((workerId) =>
       runWorkerLoop({
@@ -101,6 +103,8 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
             signal: input.stopSignal,
             onRetryWait: waits.waiting,
             onLeftWaiting: waits.leftWaiting,
+            capabilities: localCapabilities(agents),
+            onWaitingForCapability: capabilityWaits,
             paused: () => gate.pausedUntil() !== undefined,
           });
         },

@@ -1,5 +1,6 @@
 import {
   type BlockedTask,
+  describeWaitingFor,
   displayUsd,
   EVENT_TYPES,
   type EventRecord,
@@ -10,6 +11,7 @@ import {
   type TaskRecord,
   type TaskStatus,
   type Verification,
+  type WaitingTask,
 } from "@whilly/core";
 import { type Io, painter } from "../io.js";
 import { STATUS_STYLE } from "../output/status-style.js";
@@ -60,10 +62,12 @@ export type Integration = {
   readonly userTreeChanged?: readonly string[] | undefined;
 };
 
-/** What a run knows beyond the store: kept worktrees and where the work went. */
+/** What a run knows beyond the store: kept worktrees, where the work went, tasks it cannot run. */
 export type RunExtras = {
   readonly keptPath?: ((taskId: string) => string | undefined) | undefined;
   readonly integration?: Integration | undefined;
+  /** Ready tasks the run's capabilities cannot run (`TaskStore.listWaiting`), and what they wait for. */
+  readonly waiting?: readonly WaitingTask[] | undefined;
 };
 
 /** The end-of-run picture of a plan. `ok` is true when every task is DONE or SKIPPED. */
@@ -88,6 +92,7 @@ export function summarizeRun(
 ): RunSummary {
   const { durations, reasons, ranOn } = readEvents(events);
   const blockers = new Map(blocked.map((b) => [b.taskId, b.blockedBy]));
+  const waitingFor = new Map((extras.waiting ?? []).map((w) => [w.taskId, w.waitingFor]));
   const counts = { PENDING: 0, CLAIMED: 0, IN_PROGRESS: 0, DONE: 0, FAILED: 0, SKIPPED: 0 };
   const rows = tasks.map((t): TaskSummary => {
     counts[t.status]++;
@@ -95,6 +100,8 @@ export function summarizeRun(
     let note = "";
     if (t.status === "FAILED") note = reasons.get(t.id) ?? "";
     else if (blockedBy) note = `blocked by ${blockedBy.join(", ")}`;
+    else if (waitingFor.has(t.id))
+      note = `waits for ${describeWaitingFor(waitingFor.get(t.id) ?? { tags: [] })}`;
     else if (t.status === "PENDING" && t.notBefore !== undefined && t.lastFailure !== undefined)
       note = `retry not before ${clockTime(t.notBefore)} (after ${t.lastFailure.reason})`;
     const failed = t.status === "FAILED";

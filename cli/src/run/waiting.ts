@@ -1,5 +1,11 @@
 import { sleep } from "@whilly/agent";
-import type { TaskRecord, TaskStore } from "@whilly/core";
+import {
+  describeWaitingFor,
+  type TaskRecord,
+  type TaskStore,
+  type WaitingTask,
+  type WorkerCapabilities,
+} from "@whilly/core";
 import type { Io } from "../io.js";
 import { clockTime } from "./progress.js";
 
@@ -47,6 +53,12 @@ export type IdleWaitOptions = {
   readonly onRetryWait: (until: Date, taskIds: readonly string[]) => void;
   /** Called when `--no-wait` leaves retries waiting. */
   readonly onLeftWaiting: (until: Date, taskIds: readonly string[]) => void;
+  /**
+   * What this run can run: once nothing is left to wait for, the ready tasks it cannot run are named
+   * through `onWaitingForCapability` (they wait for another worker), and the slot ends.
+   */
+  readonly capabilities?: WorkerCapabilities | undefined;
+  readonly onWaitingForCapability?: ((waiting: readonly WaitingTask[]) => void) | undefined;
   /** True while a provider limit pauses this process's claims: a task handed back for it is still work. */
   readonly paused?: (() => boolean) | undefined;
   readonly now?: (() => number) | undefined;
@@ -54,7 +66,8 @@ export type IdleWaitOptions = {
 
 /**
  * The idle step of a local run's slot: waits while another worker runs a task (it may make more
- * ready) or until the next retry may be claimed, and says which.
+ * ready) or until the next retry may be claimed, and says which. Ready tasks this run cannot run
+ * (`options.capabilities`) are nothing to wait for: the slot ends and names them.
  * @returns true to claim again, false when the slot is done.
  */
 export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> {
@@ -62,7 +75,15 @@ export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> 
   // The loop waits the pause out (or, under --no-wait, stops) before it claims again.
   if (options.paused?.() === true) return true;
   const verdict = idleVerdict(await options.store.listTasks(options.planId), options.selfId, now());
-  if (verdict.kind === "done") return false;
+  if (verdict.kind === "done") {
+    if (options.capabilities !== undefined) {
+      const waiting = await options.store.listWaiting(options.planId, {
+        capabilities: [options.capabilities],
+      });
+      if (waiting.length > 0) options.onWaitingForCapability?.(waiting);
+    }
+    return false;
+  }
   if (verdict.kind === "running") {
     const retryIn = verdict.nextRetry === undefined ? options.pollMs : verdict.nextRetry.getTime() - now();
     await sleep(Math.max(Math.min(options.pollMs, retryIn), 50), options.signal);
@@ -98,5 +119,22 @@ export function retryWaitPrinter(io: Pick<Io, "err">) {
       );
     },
     leftAny: () => left,
+  };
+}
+
+/**
+ * Says, once per task, that a ready task waits for a worker this run is not: one with the agent or
+ * tags it lacks (docs/agents.md#routing).
+ */
+export function capabilityWaitPrinter(io: Pick<Io, "err">) {
+  const said = new Set<string>();
+  return (waiting: readonly WaitingTask[]) => {
+    for (const { taskId, waitingFor } of waiting) {
+      if (said.has(taskId)) continue;
+      said.add(taskId);
+      io.err.write(
+        `whilly run: ${taskId} waits for ${describeWaitingFor(waitingFor)}, which this run is not; run it on such a worker (whilly-worker) or change its agent or required_tags\n`,
+      );
+    }
   };
 }

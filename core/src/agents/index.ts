@@ -11,3 +11,11 @@ export {
   TAG_NAME,
   tagNameSchema,
 } from "./choice.js";
+export {
+  DEFAULT_CAPABILITIES,
+  describeWaitingFor,
+  missingPieces,
+  type RunChoice,
+  type WaitingFor,
+  type WaitingTask,
+} from "./routing.js";

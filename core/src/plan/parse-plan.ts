@@ -2,6 +2,7 @@ import { detectCycles, formatCycle } from "../dag/index.js";
 import { PlanInvalid } from "../errors.js";
 import type { JsonObject, PlanSpec, TaskSpec } from "../model.js";
 import { type MicroUsd, parseUsd } from "../money.js";
+import { readAgentFields, readFallbackAgents } from "./agent-fields.js";
 import { type SplitInstructions, splitInstructions } from "./instructions.js";
 import { formatPath, IssueList, type TaskScope } from "./issues.js";
 import { findDuplicateKeys } from "./json-duplicates.js";
@@ -21,6 +22,9 @@ export const PLAN_FIELDS = [
   "verify",
   "setup",
   "max_attempts",
+  "agent",
+  "model",
+  "fallback_agents",
   "github_issue_ref",
   "origin",
 ] as const;
@@ -67,7 +71,7 @@ export function parsePlanFile(text: string, source: string): PlanSpec {
  * string as a one-line list) and `keptInstructions` (every other value, which
  * `instructionWarnings` names). `verify` (a command or a list), `setup` (a command) and `max_attempts`
  * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) become `verify`, `setup` and `maxAttempts`, left
- * out when absent. `github_issue_ref` (`owner/repo/N`, made canonical) and `origin` (see `readOrigin`)
+ * out when absent; so are `agent`, `model` and `fallback_agents` (see `readAgentFields`). `github_issue_ref` (`owner/repo/N`, made canonical) and `origin` (see `readOrigin`)
  * become `githubIssueRef` and `origin`; a `github_issue` origin gives the plan its issue reference. Statuses are
  * kept as given (the store decides what an imported `CLAIMED` means).
  * @param planIdOverride replaces the payload's `plan_id` (for generated plans); checked like one.
@@ -98,6 +102,8 @@ function readPlan(
   const verify = readVerify(value.verify, report);
   const setup = readSetup(value.setup, report);
   const maxAttempts = readMaxAttempts(value.max_attempts, "plan", report);
+  const { fields: choice } = readAgentFields(value, "plan", report);
+  const fallbackAgents = readFallbackAgents(value.fallback_agents, report);
   const origin = readOrigin(value.origin, report);
   const issueRef = planIssueRef(
     readGithubIssueRef(value.github_issue_ref, report) ?? undefined,
@@ -126,6 +132,8 @@ function readPlan(
     ...(verify ? { verify } : {}),
     ...(setup ? { setup } : {}),
     ...(maxAttempts ? { maxAttempts } : {}),
+    ...choice,
+    ...(fallbackAgents ? { fallbackAgents } : {}),
     ...(issueRef === undefined ? {} : { githubIssueRef: issueRef }),
     ...(origin ? { origin } : {}),
     extra,

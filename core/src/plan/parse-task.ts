@@ -1,5 +1,6 @@
 import type { JsonObject, TaskSpec } from "../model.js";
 import { PRIORITIES, TASK_STATUSES } from "../task-status.js";
+import { readAgentFields, readRequiredTags } from "./agent-fields.js";
 import { fieldName, type IssueList, type TaskScope } from "./issues.js";
 import { isPlainObject, scanJson, toJson } from "./json-values.js";
 import { MAX_DESCRIPTION_BYTES, MAX_VERSION } from "./limits.js";
@@ -18,6 +19,9 @@ export const TASK_FIELDS = [
   "test_steps",
   "prd_requirement",
   "max_attempts",
+  "agent",
+  "model",
+  "required_tags",
   "version",
 ] as const;
 
@@ -36,7 +40,8 @@ export type ParsedTask = {
 /**
  * Validates and normalises `tasks[index]` (docs/plan-format.md, "Tasks"): status upper-cased, priority
  * lower-cased, optional lists default to `[]`, `prd_requirement` to `""`, `version` to 0, `max_attempts`
- * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) to none (the plan's applies); unknown fields
+ * (1 to `MAX_MAX_ATTEMPTS`, a numeric string accepted) to none (the plan's applies); `agent`, `model`
+ * and `required_tags` (see `readAgentFields`, `readRequiredTags`) left out when absent; unknown fields
  * go to `extra`. Every problem is added to `issues`, named by field and task.
  */
 export function parseTask(raw: unknown, index: number, issues: IssueList): ParsedTask {
@@ -61,6 +66,8 @@ export function parseTask(raw: unknown, index: number, issues: IssueList): Parse
   const testSteps = readStrings(raw, "test_steps", scope, issues);
   const prdRequirement = readOptionalString(raw, "prd_requirement", scope, issues);
   const maxAttempts = readMaxAttempts(raw.max_attempts, "task", report);
+  const { fields: choice } = readAgentFields(raw, "task", report);
+  const requiredTags = readRequiredTags(raw.required_tags, report);
   const version = readVersion(raw.version, scope, issues);
   if (dependencies) reportRepeats(dependencies, scope, issues);
 
@@ -88,6 +95,8 @@ export function parseTask(raw: unknown, index: number, issues: IssueList): Parse
         testSteps,
         prdRequirement,
         ...(maxAttempts ? { maxAttempts } : {}),
+        ...choice,
+        ...(requiredTags ? { requiredTags } : {}),
         version,
         extra: extraFields(raw),
       }

@@ -1,3 +1,4 @@
+import type { AgentChoice, RunChoice, WaitingTask } from "../agents/index.js";
 import type { AttemptFailure, Verification } from "../attempts/index.js";
 import type {
   AttemptProgress,
@@ -8,6 +9,7 @@ import type {
   PlanSpec,
   TaskRecord,
   TaskWork,
+  WorkerCapabilities,
   WorkerRecord,
 } from "../model.js";
 import type { MicroUsd } from "../money.js";
@@ -50,7 +52,20 @@ export type BlockedTask = {
  * A claimed task with its dependencies' work: each dependency whose worker reported a branch and commit,
  * in the order of the task's `dependencies`.
  */
-export type ClaimedTask = TaskRecord & { readonly dependencyWork: readonly DependencyWork[] };
+export type ClaimedTask = TaskRecord & {
+  readonly dependencyWork: readonly DependencyWork[];
+  /** The agent and model this attempt runs, as `chooseAgent` resolves them for the claiming worker. */
+  readonly choice: AgentChoice;
+};
+
+/**
+ * What a claim says about the claiming worker (docs/agents.md#routing): what it can run (absent: an
+ * older worker, `DEFAULT_CAPABILITIES`) and its own agent and model choice.
+ */
+export type ClaimRouting = {
+  readonly capabilities?: WorkerCapabilities | undefined;
+  readonly choice?: RunChoice | undefined;
+};
 
 /** A task by its identity `(planId, taskId)`. */
 export type TaskRef = { readonly planId: string; readonly taskId: string };
@@ -189,6 +204,21 @@ export interface TaskStore {
   /** @returns the plan's tasks ordered by id. @throws {PlanNotFound} */
   listTasks(planId: string): Promise<TaskRecord[]>;
 
+  /**
+   * The plan's ready `PENDING` tasks (every dependency `DONE`) that no worker can run, and what each
+   * waits for (docs/agents.md#routing). The workers are `options.capabilities` plus, with
+   * `options.onlineWithinMs`, every worker online whose last heartbeat is that recent (a worker that
+   * never claimed counts as an older one, `DEFAULT_CAPABILITIES`).
+   * @returns by task id; empty when every ready task has a worker. @throws {PlanNotFound}
+   */
+  listWaiting(
+    planId: string,
+    options?: {
+      capabilities?: readonly WorkerCapabilities[] | undefined;
+      onlineWithinMs?: number | undefined;
+    },
+  ): Promise<WaitingTask[]>;
+
   /** @returns the tasks that wait on a failed or skipped dependency, ordered by id. @throws {PlanNotFound} */
   listBlocked(planId: string): Promise<BlockedTask[]>;
 
@@ -259,14 +289,19 @@ export interface TaskStore {
    * one of its `key_files` (docs/claim.md); priority then id; `FOR UPDATE SKIP LOCKED`. Sets the lease to now + `leaseMs`
    * and writes `CLAIM`. With `start`, the task also goes on to `IN_PROGRESS` (counting an attempt, writing
    * `START`) in the same transaction, so a worker needs one request and one transaction to begin a task.
+   * Only a task the worker can run is claimed (docs/agents.md#routing): its agent, chosen as
+   * `chooseAgent` does, among `routing.capabilities.agents`, and its `required_tags` among
+   * `routing.capabilities.tags`; the worker row keeps the capabilities it claimed with.
    * @returns the claimed task, or `undefined` when none is ready.
    */
-  claim(input: {
-    planId: string;
-    workerId: string;
-    leaseMs: number;
-    start?: boolean | undefined;
-  }): Promise<ClaimedTask | undefined>;
+  claim(
+    input: {
+      planId: string;
+      workerId: string;
+      leaseMs: number;
+      start?: boolean | undefined;
+    } & ClaimRouting,
+  ): Promise<ClaimedTask | undefined>;
 
   /**
    * `CLAIMED` → `IN_PROGRESS`, counting an attempt; writes `START`.
@@ -321,6 +356,12 @@ export interface TaskStore {
   release(
     fence: TaskFence & {
       reason: string;
+      /**
+       * With `rate_limited`: the agent the limit is for. When the task's plan has `fallback_agents`,
+       * the task moves to the next of them it has not been on (`TaskRecord.fallbackAgent`), and the
+       * `RELEASE` event's detail says `{agent, fallback_agent}`.
+       */
+      agent?: string | undefined;
       costMicroUsd?: MicroUsd | undefined;
       idempotencyKey?: string | undefined;
       pause?: WorkerPause | undefined;

@@ -77,6 +77,22 @@ describe("renderPlanGraph", () => {
     expect(lines[4]).toBe("[DONE       ] Z  (low)");
   });
 
+  it("says what a ready task no online worker can run waits for", () => {
+    const text = renderPlanGraph({
+      planId: "p",
+      name: "P",
+      tasks: [t("A", "PENDING", "high"), t("B", "PENDING", "low")],
+      waiting: [
+        { taskId: "A", waitingFor: { agent: "codex", tags: ["gpu"] } },
+        { taskId: "B", waitingFor: { tags: ["gpu", "macos"] } },
+      ],
+    });
+    expect(text).toContain(
+      "[PENDING    ] A  (high)\n    ⏳ waits for a worker with agent codex and tag gpu\n",
+    );
+    expect(text).toContain("[PENDING    ] B  (low)\n    ⏳ waits for a worker with tags gpu, macos\n");
+  });
+
   it("summarises an empty plan", () => {
     expect(renderPlanGraph({ planId: "e", name: "e", tasks: [] }).trimEnd().split("\n").pop()).toBe(
       "Summary: 0 tasks",

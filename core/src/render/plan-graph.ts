@@ -1,3 +1,4 @@
+import { describeWaitingFor, type WaitingFor, type WaitingTask } from "../agents/routing.js";
 import { compareIds } from "../dag/compare.js";
 import { detectCycles, formatCycle } from "../dag/cycles.js";
 import { topologicalDepth } from "../dag/depth.js";
@@ -27,6 +28,8 @@ export type PlanGraphInput = {
   readonly origin?: PlanOrigin | undefined;
   /** Tasks waiting on a failed or skipped dependency; computed from `tasks` when left out. */
   readonly blocked?: readonly BlockedTask[] | undefined;
+  /** Ready tasks no online worker can run (`TaskStore.listWaiting`); none when left out. */
+  readonly waiting?: readonly WaitingTask[] | undefined;
   /** Applied to each `[STATUS     ]` badge; none by default. */
   readonly color?: StatusColor | undefined;
 };
@@ -43,7 +46,8 @@ const STATUS_WIDTH = Math.max(...TASK_STATUSES.map((status) => status.length));
  * topological depth then id, followed by `  attempts 1/3` once attempted ({@link describeAttempts}) and
  * `  unverified` for a DONE that rests on the agent's word; under it `    └─ depends on: a, b` for
  * in-plan dependencies, `    ⚠ blocked by FAILED T-1` for blocked tasks, `    ⎇ whilly-tasks/p/a @ 0123abc`
- * for a task whose work was reported (its branch and the commit's first {@link SHORT_COMMIT} digits) and
+ * for a task whose work was reported (its branch and the commit's first {@link SHORT_COMMIT} digits),
+ * `    ⏳ waits for a worker with agent codex and tag gpu` for a ready task no online worker can run, and
  * `    ↻ retry not before … · last failure …` after a failed attempt ({@link describeRetry}); and
  * `Summary: N tasks · PENDING=a · DONE=b`
  * listing non-zero counts in status order. Ids and the name are stored text: each stays on its line, with
@@ -67,6 +71,7 @@ export function renderPlanGraph(input: PlanGraphInput): string {
   const depth = topologicalDepth(tasks);
   const statusOf = new Map(tasks.map((task) => [task.id, task.status] as const));
   const blockers = new Map((input.blocked ?? blockedTasks(tasks)).map((b) => [b.taskId, b.blockedBy]));
+  const waiting = new Map((input.waiting ?? []).map((w) => [w.taskId, w.waitingFor]));
   const ordered = [...tasks].sort(
     (a, b) => (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0) || compareIds(a.id, b.id),
   );
@@ -77,23 +82,35 @@ export function renderPlanGraph(input: PlanGraphInput): string {
     lines.push(
       `${paint(task.status, `[${task.status.padEnd(STATUS_WIDTH)}]`)} ${show(task.id)}  (${task.priority})${tail.join("")}`,
     );
-    const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
-    if (deps.length > 0) lines.push(`    └─ depends on: ${deps.map(show).join(", ")}`);
-    const roots = blockers.get(task.id) ?? [];
-    if (roots.length > 0) {
-      lines.push(
-        `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
-      );
-    }
-    if (task.work !== undefined) {
-      lines.push(`    ⎇ ${show(task.work.branch)} @ ${show(task.work.commit.slice(0, SHORT_COMMIT))}`);
-    }
-    const retry = describeRetry(task);
-    if (retry !== undefined) lines.push(`    ↻ ${retry}`);
+    lines.push(...detailLines(task, statusOf, blockers.get(task.id) ?? [], waiting.get(task.id)));
   }
 
   lines.push("", summaryLine(tasks));
   return `${lines.join("\n")}\n`;
+}
+
+/** The lines under a task's own: dependencies, blockers, work, retry, what it waits for. */
+function detailLines(
+  task: PlanGraphInput["tasks"][number],
+  statusOf: ReadonlyMap<string, TaskStatus>,
+  roots: readonly string[],
+  waits: WaitingFor | undefined,
+): string[] {
+  const lines: string[] = [];
+  const deps = [...new Set(task.dependencies.filter((dep) => statusOf.has(dep)))].sort(compareIds);
+  if (deps.length > 0) lines.push(`    └─ depends on: ${deps.map(show).join(", ")}`);
+  if (roots.length > 0) {
+    lines.push(
+      `    ⚠ blocked by ${roots.map((id) => `${statusOf.get(id) ?? "missing"} ${show(id)}`).join(", ")}`,
+    );
+  }
+  if (task.work !== undefined) {
+    lines.push(`    ⎇ ${show(task.work.branch)} @ ${show(task.work.commit.slice(0, SHORT_COMMIT))}`);
+  }
+  const retry = describeRetry(task);
+  if (retry !== undefined) lines.push(`    ↻ ${retry}`);
+  if (waits !== undefined) lines.push(`    ⏳ waits for ${describeWaitingFor(waits)}`);
+  return lines;
 }
 
 function show(text: string): string {

@@ -15,6 +15,12 @@ export type AppSettings = {
    * undefined for the store's default, 30 s doubling to 10 min (docs/retries.md).
    */
   readonly retryBackoff?: RetryBackoff | undefined;
+  /**
+   * Silence after which a worker is offline (`WHILLY_HEARTBEAT_TIMEOUT`): the read API reports a ready
+   * task as waiting for a capability when no worker heard from within it can run the task. Default
+   * `DEFAULT_HEARTBEAT_TIMEOUT_MS`.
+   */
+  readonly heartbeatTimeoutMs?: number | undefined;
 };
 
 /** Everything the control plane needs, injected by each runtime's entry point. */

@@ -1,4 +1,10 @@
-import { type ClaimedTask, type ClaimRequest, PlanNotFound, type PlanRecord } from "@whilly/core";
+import {
+  type ClaimedTask,
+  type ClaimRequest,
+  type ClaimRouting,
+  PlanNotFound,
+  type PlanRecord,
+} from "@whilly/core";
 import type { Context } from "hono";
 import type { PresentedBearer, Store } from "../store/store.js";
 import { asPresentedWorker } from "./caller.js";
@@ -22,7 +28,9 @@ export type Claimed = { readonly task: ClaimedTask; readonly plan: PlanRecord | 
  *   the attempt given back), checked after the host has read the I/O that arrived during the claim.
  *   A wake-up that reached a claim whose client left is handed on to the next parked claim.
  * - A claim that was woken and got a task wakes the next parked claim of the plan, since more tasks
- *   may be ready than claims were woken; the chain ends at the first claim that finds nothing.
+ *   may be ready than claims were woken; the chain ends at the first claim that finds nothing, unless
+ *   what it found was a ready task it cannot run (docs/agents.md#routing): then it wakes the next
+ *   parked claim, whose worker may, once per request.
  * - When the host is stopping (`deps.stopping`), parked claims answer at once and new ones do not park.
  * @returns the claimed task and its plan, or `undefined` for 204.
  * @throws {Unauthorized} @throws {Forbidden} as {@link asPresentedWorker} does.
@@ -64,6 +72,9 @@ async function pollUntilClaimed(
 ): Promise<Claimed | undefined> {
   const { settings, coordinator, stopping } = deps;
   let woken = false;
+  // A claim hands a wake-up it could not use on to another parked claim at most once per request, so
+  // claims that cannot run a task nobody can run do not pass its wake-up around for ever.
+  let handedOn = false;
   for (;;) {
     if (gone.aborted) {
       // A wake-up this claim can no longer use goes to the next parked claim, or a ready task could
@@ -77,14 +88,19 @@ async function pollUntilClaimed(
       deps,
       c,
       body.worker_id,
-      (store, bearer) => claimOnce(store, body, settings.leaseMs, gone, handOn, bearer),
+      (store, bearer) =>
+        claimOnce(store, body, settings.leaseMs, gone, handOn, bearer, woken && !handedOn && !!coordinator),
       { register: true },
     );
     if (outcome === "client_gone") {
       deps.log?.("info", "claim.client_gone", { plan_id: body.plan_id, worker_id: body.worker_id });
       return undefined;
     }
-    if (outcome) return outcome;
+    if (outcome === "for_others") {
+      // Woken for a task this worker cannot run: the parked claim of a worker that can may be next.
+      handedOn = true;
+      coordinator?.notifyWork(body.plan_id);
+    } else if (outcome) return outcome;
     const remainingMs = deadline - Date.now();
     if (remainingMs <= 0 || !coordinator || stopping?.aborted) return undefined;
     const waitMs = coordinator.rechecks ? remainingMs : Math.min(remainingMs, settings.claimRecheckMs);
@@ -98,6 +114,8 @@ async function pollUntilClaimed(
  * One claim attempt in one store scope; hands the task back when the client left meanwhile.
  * @param onClaimed called once a task is claimed for a client still there.
  * @param bearer the request's bearer, for the claim to check (see {@link asPresentedWorker}).
+ * @param askOthers when nothing is claimed, asks whether a ready task waits for another worker
+ *   (`"for_others"`): a claim woken for it hands the wake-up on.
  */
 async function claimOnce(
   store: Store,
@@ -106,8 +124,10 @@ async function claimOnce(
   gone: AbortSignal,
   onClaimed: (() => void) | undefined,
   bearer: PresentedBearer | undefined,
-): Promise<Claimed | "client_gone" | undefined> {
+  askOthers: boolean,
+): Promise<Claimed | "client_gone" | "for_others" | undefined> {
   let claimed: Claimed | undefined;
+  const routing = claimRoutingOf(body);
   try {
     claimed = await store.claimWithPlan({
       planId: body.plan_id,
@@ -115,12 +135,15 @@ async function claimOnce(
       leaseMs,
       start: body.start,
       bearer,
+      ...routing,
     });
   } catch (error) {
     if (error instanceof PlanNotFound) return undefined;
     throw error;
   }
-  if (!claimed) return undefined;
+  if (!claimed) {
+    return askOthers && (await store.hasReadyForOthers(body.plan_id, routing)) ? "for_others" : undefined;
+  }
   const { task } = claimed;
   // A hang-up that reached the host while the claim ran is only seen once pending I/O is read.
   await pendingIo();
@@ -148,4 +171,17 @@ function pendingIo(): Promise<void> {
   const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
   if (!immediate) return new Promise((resolve) => setTimeout(resolve, 0));
   return new Promise((resolve) => immediate(() => immediate(resolve)));
+}
+
+/** A claim body's capabilities and choice, as the store takes them. */
+function claimRoutingOf(body: ClaimRequest): ClaimRouting {
+  return {
+    capabilities: body.capabilities,
+    choice: body.choice && {
+      agent: body.choice.agent,
+      model: body.choice.model,
+      forceAgent: body.choice.force_agent,
+      forceModel: body.choice.force_model,
+    },
+  };
 }

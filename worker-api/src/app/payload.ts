@@ -1,6 +1,7 @@
 import {
   type AgentInstructions,
   type AttemptFailure,
+  type ClaimedTask,
   type DependencyWork,
   type DependencyWorkPayload,
   effectiveMaxAttempts,
@@ -41,7 +42,18 @@ export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): 
     verification: task.verification ?? null,
     branch: task.work?.branch ?? null,
     commit: task.work?.commit ?? null,
+    agent: task.agent ?? null,
+    model: task.model ?? null,
+    required_tags: [...(task.requiredTags ?? [])],
   };
+}
+
+/**
+ * A claimed task as the claim's reply sends it: {@link toTaskPayload} with `agent` and `model` the
+ * attempt's, as the claim chose them for the claiming worker (`chooseAgent`).
+ */
+export function toClaimedTaskPayload(task: ClaimedTask, plan: PlanRecord | undefined): TaskPayload {
+  return { ...toTaskPayload(task, plan), agent: task.choice.agent, model: task.choice.model ?? null };
 }
 
 /** A claim's `dependency_work`: the claimed task's dependencies' work, in the order the store gave. */
@@ -67,6 +79,9 @@ export function toPlanPayload(plan: PlanRecord): PlanPayload {
     agent_instructions: instructionsPayload(plan.agentInstructions),
     verify: [...(plan.verify ?? [])],
     setup: plan.setup ?? null,
+    agent: plan.agent ?? null,
+    model: plan.model ?? null,
+    fallback_agents: [...(plan.fallbackAgents ?? [])],
   };
 }
 

@@ -153,6 +153,9 @@ describe("the read API", () => {
       verify: [],
       setup: null,
       max_attempts: null,
+      agent: null,
+      model: null,
+      fallback_agents: [],
     });
     expect(plan.counts.DONE).toBe(1);
     expect(Date.parse(plan.created_at)).not.toBeNaN();

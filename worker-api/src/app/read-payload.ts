@@ -26,7 +26,8 @@ export function toPlanSummaryPayload(plan: PlanSummary): PlanSummaryPayload {
 /**
  * `GET /api/v1/plans/{id}`: the summary plus the plan's origin, whilly 4.x's `prd_file` (the plan
  * file's own, kept among its other fields), the agent instructions, and
- * the plan's `verify`, `setup` and own `max_attempts` (`null` when unset, not the default applied).
+ * the plan's `verify`, `setup` and own `max_attempts` (`null` when unset, not the default applied), and
+ * its `agent`, `model` and `fallback_agents`.
  */
 export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
   return {
@@ -44,6 +45,9 @@ export function toPlanDetail(plan: PlanSummary): PlanDetailResponse {
     verify: [...(plan.verify ?? [])],
     setup: plan.setup ?? null,
     max_attempts: plan.maxAttempts ?? null,
+    agent: plan.agent ?? null,
+    model: plan.model ?? null,
+    fallback_agents: [...(plan.fallbackAgents ?? [])],
   };
 }
 

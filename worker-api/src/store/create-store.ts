@@ -17,7 +17,9 @@ import type { Store, StoreDriver } from "./store.js";
 import { claim, claimWithPlan } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
+import { listWaiting } from "./tasks/list-waiting.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
+import { hasReadyForOthers } from "./tasks/ready-for-others.js";
 import { recordRefusedReleaseCost, release } from "./tasks/release.js";
 import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
@@ -78,6 +80,8 @@ export function createStore(
     listPlans: read(listPlans),
     listTasks: read(listTasks),
     listBlocked: read(listBlocked),
+    listWaiting: read(listWaiting),
+    hasReadyForOthers: read(hasReadyForOthers),
     listEvents: read(listEvents),
     appendEvent: write(appendEvent),
     appendEvents: write(appendEvents),

@@ -128,6 +128,8 @@ describe.skipIf(!postgresAvailable())("Postgres key-file locks", () => {
     const blocker = new pg.Client({ connectionString: database.url });
     await blocker.connect();
     try {
+      // w1 claimed before, so its claim does not write its row (docs/claim.md, `seen`).
+      await blocker.query("UPDATE workers SET agents = '{claude}', tags = '{}' WHERE worker_id = 'w1'");
       // Locking w1's row stops w1's claim at its foreign-key check, after it took its file's lock.
       await blocker.query("BEGIN");
       await blocker.query("SELECT 1 FROM workers WHERE worker_id = 'w1' FOR UPDATE");

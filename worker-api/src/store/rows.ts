@@ -54,6 +54,10 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     attempts: row.attempts,
     spentMicroUsd: toMicroUsd(row.spentUsd),
     maxAttempts: row.maxAttempts ?? undefined,
+    ...(row.agent === null ? {} : { agent: row.agent }),
+    ...(row.model === null ? {} : { model: row.model }),
+    ...(row.requiredTags.length === 0 ? {} : { requiredTags: row.requiredTags }),
+    ...(row.fallbackAgent === null ? {} : { fallbackAgent: row.fallbackAgent }),
     notBefore: row.notBefore ?? undefined,
     lastFailure: row.lastFailure === null ? undefined : (row.lastFailure as unknown as AttemptFailure),
     verification: row.verification === null ? undefined : (row.verification as Verification),
@@ -79,6 +83,9 @@ export function toPlanRecord(row: PlanRow): PlanRecord {
     verify: row.verify,
     setup: row.setup ?? undefined,
     maxAttempts: row.maxAttempts ?? undefined,
+    ...(row.agent === null ? {} : { agent: row.agent }),
+    ...(row.model === null ? {} : { model: row.model }),
+    ...(row.fallbackAgents.length === 0 ? {} : { fallbackAgents: row.fallbackAgents }),
     ...storedInstructions(row.agentInstructions),
     ...(row.githubIssueRef === null ? {} : { githubIssueRef: row.githubIssueRef }),
     ...(row.origin === null ? {} : { origin: row.origin as unknown as PlanOrigin }),
@@ -108,6 +115,16 @@ export function toWorkerRecord(row: typeof workers.$inferSelect): WorkerRecord {
     status: row.status === "offline" ? "offline" : "online",
     lastHeartbeat: row.lastHeartbeat,
     registeredAt: row.registeredAt,
+    ...(row.agents === null
+      ? {}
+      : {
+          capabilities: {
+            agents: row.agents,
+            tags: row.tags ?? [],
+            ...(row.agent === null ? {} : { agent: row.agent }),
+            ...(row.forceAgent === null ? {} : { forceAgent: row.forceAgent }),
+          },
+        }),
   };
 }
 

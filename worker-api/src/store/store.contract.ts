@@ -17,6 +17,7 @@ import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeRetryContract } from "./contract/retries.contract.js";
+import { describeRoutingContract } from "./contract/routing.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkContract } from "./contract/work.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
@@ -64,5 +65,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeRetryContract(ctx);
     describeKeyFileContract(ctx);
     describeWorkContract(ctx);
+    describeRoutingContract(ctx);
   });
 }

@@ -1,5 +1,6 @@
 import type {
   ClaimedTask,
+  ClaimRouting,
   FinishResult,
   PlanRecord,
   TaskFence,
@@ -67,13 +68,21 @@ export interface Store extends TaskStore {
    * first checks that it is still stored for `workerId`, so the request needs no separate auth lookup.
    * @throws {BearerNotStored} when `bearer` is given and not stored for the worker; nothing changed.
    */
-  claimWithPlan(input: {
-    planId: string;
-    workerId: string;
-    leaseMs: number;
-    start?: boolean | undefined;
-    bearer?: PresentedBearer | undefined;
-  }): Promise<{ task: ClaimedTask; plan: PlanRecord } | undefined>;
+  claimWithPlan(
+    input: {
+      planId: string;
+      workerId: string;
+      leaseMs: number;
+      start?: boolean | undefined;
+      bearer?: PresentedBearer | undefined;
+    } & ClaimRouting,
+  ): Promise<{ task: ClaimedTask; plan: PlanRecord } | undefined>;
+
+  /**
+   * Whether the plan has a ready task a worker with `routing` cannot run (another worker may): a claim
+   * that found nothing after a wake-up then hands the wake-up on.
+   */
+  hasReadyForOthers(planId: string, routing: ClaimRouting): Promise<boolean>;
 
   /**
    * {@link TaskStore.complete}; with `bearer`, checked in the same statement as for

@@ -1,4 +1,4 @@
-import { InvalidInput, PlanNotFound } from "@whilly/core";
+import { DEFAULT_HEARTBEAT_TIMEOUT_MS, InvalidInput, PlanNotFound, type WaitingFor } from "@whilly/core";
 import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
@@ -47,11 +47,21 @@ export function planRoutes(deps: AppDeps) {
     })
     .get("/:planId/tasks", reader, async (c) => {
       const planId = c.req.param("planId");
-      const { plan, tasks } = await deps.withStore(async (store) => ({
+      const { plan, tasks, waiting } = await deps.withStore(async (store) => ({
         tasks: await store.listTasks(planId),
         plan: await store.getPlan(planId),
+        waiting: await store.listWaiting(planId, {
+          onlineWithinMs: deps.settings.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
+        }),
       }));
-      return c.json({ plan_id: planId, tasks: tasks.map((task) => toTaskPayload(task, plan)) });
+      const waitingFor = new Map(waiting.map((w) => [w.taskId, w.waitingFor]));
+      return c.json({
+        plan_id: planId,
+        tasks: tasks.map((task) => ({
+          ...toTaskPayload(task, plan),
+          waiting_for: waitingForPayload(waitingFor.get(task.id)),
+        })),
+      });
     })
     .get("/:planId/events", reader, async (c) => {
       const planId = c.req.param("planId");
@@ -86,4 +96,10 @@ function queryInteger(
     throw new InvalidInput(name, `${name} must be a whole number from ${min} to ${max}; got '${raw}'`);
   }
   return value;
+}
+
+/** A task's `waiting_for` in the read API: `null` when it does not wait for a capability. */
+function waitingForPayload(waiting: WaitingFor | undefined): { agent?: string; tags: string[] } | null {
+  if (waiting === undefined) return null;
+  return { ...(waiting.agent === undefined ? {} : { agent: waiting.agent }), tags: [...waiting.tags] };
 }

@@ -36,13 +36,25 @@ describe("task routes", () => {
   it("claims the ready task with its plan context, then 204 when nothing else is ready", async () => {
     const first = await post("/tasks/claim", { worker_id: "w1", plan_id: "p" });
     expect(first.status).toBe(200);
-    expect(first.body.task).toMatchObject({ id: "A", plan_id: "p", status: "CLAIMED", claimed_by: "w1" });
+    expect(first.body.task).toMatchObject({
+      id: "A",
+      plan_id: "p",
+      status: "CLAIMED",
+      claimed_by: "w1",
+      // An older worker's claim (no capabilities): Claude Code, its default model.
+      agent: "claude",
+      model: null,
+      required_tags: [],
+    });
     expect(first.body.plan).toEqual({
       id: "p",
       name: "p",
       agent_instructions: { before: [], after: [] },
       verify: [],
       setup: null,
+      agent: null,
+      model: null,
+      fallback_agents: [],
     });
     expect(Date.parse(first.body.task.lease_expires_at)).toBeGreaterThan(Date.now());
     // B outranks A but waits for it: dependencies gate claims.

@@ -17,7 +17,7 @@ import {
 } from "../caller.js";
 import type { AppDeps } from "../deps.js";
 import { claimWithinBound } from "../long-poll.js";
-import { toDependencyWorkPayload, toPlanPayload, toTaskPayload } from "../payload.js";
+import { toClaimedTaskPayload, toDependencyWorkPayload, toPlanPayload, toTaskPayload } from "../payload.js";
 import { keptDetail, keptFailure, keptText } from "../redaction.js";
 import { logTaskTransition } from "../task-log.js";
 
@@ -42,7 +42,7 @@ export function taskRoutes(deps: AppDeps) {
       if (!claimed) return c.body(null, 204);
       logTaskTransition(deps.log, "task.claimed", claimed.task, body.worker_id);
       return c.json({
-        task: toTaskPayload(claimed.task, claimed.plan),
+        task: toClaimedTaskPayload(claimed.task, claimed.plan),
         plan: claimed.plan ? toPlanPayload(claimed.plan) : null,
         dependency_work: toDependencyWorkPayload(claimed.task.dependencyWork),
       });
@@ -125,6 +125,7 @@ export function taskRoutes(deps: AppDeps) {
           reason: keptText(body.reason, secrets),
           costMicroUsd,
           idempotencyKey: body.idempotency_key,
+          agent: body.agent,
           pause:
             body.paused_until === undefined
               ? undefined

@@ -25,7 +25,7 @@ export function describeEventContract(ctx: ContractContext): void {
       const events = await ctx.store.listEvents("p");
       expect(events.map((e) => [e.eventType, e.taskId, e.payload, e.detail])).toEqual([
         ["task.created", "A", { priority: "medium", dependencies: [] }, undefined],
-        ["CLAIM", "A", { worker_id: "w1", version: 1 }, undefined],
+        ["CLAIM", "A", { worker_id: "w1", version: 1 }, { agent: "claude" }],
         ["START", "A", { version: 2 }, undefined],
         [
           "COMPLETE",

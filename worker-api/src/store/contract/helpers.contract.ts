@@ -48,6 +48,9 @@ export function plan(id: string, tasks: TaskSpec[], options: Partial<PlanSpec> =
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     ...(options.githubIssueRef === undefined ? {} : { githubIssueRef: options.githubIssueRef }),
     ...(options.origin === undefined ? {} : { origin: options.origin }),
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.fallbackAgents === undefined ? {} : { fallbackAgents: options.fallbackAgents }),
   };
 }
 

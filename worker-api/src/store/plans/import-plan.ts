@@ -168,6 +168,9 @@ function planDifferences(row: PlanRow, plan: PlanSpec): string[] {
   if (!jsonEqual(row.verify, [...(plan.verify ?? [])])) differs.push("verify");
   if ((row.setup ?? undefined) !== plan.setup) differs.push("setup");
   if ((row.maxAttempts ?? undefined) !== plan.maxAttempts) differs.push("max_attempts");
+  if ((row.agent ?? undefined) !== plan.agent) differs.push("agent");
+  if ((row.model ?? undefined) !== plan.model) differs.push("model");
+  if (!jsonEqual(row.fallbackAgents, [...(plan.fallbackAgents ?? [])])) differs.push("fallback_agents");
   differs.push(...originDifferences(row, plan));
   if (!jsonEqual(row.extra, plan.extra)) differs.push("other plan fields");
   return differs;
@@ -199,6 +202,9 @@ async function insertTasks(
     extra: task.extra,
     version: task.version,
     maxAttempts: task.maxAttempts ?? null,
+    agent: task.agent ?? null,
+    model: task.model ?? null,
+    requiredTags: [...(task.requiredTags ?? [])],
     unfinishedDeps: uniqueDeps(task).filter((dep) => statusOf.get(dep) !== "DONE").length,
   }));
   for (let i = 0; i < rows.length; i += TASK_BATCH) {
@@ -271,12 +277,15 @@ function assertPlanStorable(plan: PlanSpec): void {
   assertMaxAttempts("max_attempts", plan.maxAttempts);
 }
 
-/** The file's checks, setup command and attempt limit, as the plan row stores them. */
+/** The file's checks, setup command, attempt limit and agent choice, as the plan row stores them. */
 function attemptSettings(plan: PlanSpec) {
   return {
     verify: [...(plan.verify ?? [])],
     setup: plan.setup ?? null,
     maxAttempts: plan.maxAttempts ?? null,
+    agent: plan.agent ?? null,
+    model: plan.model ?? null,
+    fallbackAgents: [...(plan.fallbackAgents ?? [])],
   };
 }
 
@@ -298,6 +307,9 @@ function isBlank(row: PlanRow): boolean {
     Object.keys(row.extra).length === 0 &&
     row.verify.length === 0 &&
     row.setup === null &&
+    row.agent === null &&
+    row.model === null &&
+    row.fallbackAgents.length === 0 &&
     row.githubIssueRef === null &&
     row.origin === null
   );

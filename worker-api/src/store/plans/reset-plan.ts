@@ -14,7 +14,7 @@ import { lockPlan } from "./add-spend.js";
  *   `RESET` `{reason: "manual_reset", mode: "keep_tasks", version}` per task. Earlier events stay: the log
  *   is append-only. Spend is kept, on the plan and on each task, since the money was spent; budget
  *   reservations of attempts in flight are dropped with their claims. Not-before times, last failures,
- *   verifications, work (branch and commit: a re-run replaces it) and progress are cleared.
+ *   verifications, work (branch and commit: a re-run replaces it), progress and fallback agents are cleared.
  * - `failed`: only `FAILED` tasks back to `PENDING` with a fresh set of attempts (attempts 0, so the
  *   task gets the plan's `max_attempts` again and never shows more attempts than that), spend kept;
  *   their dependencies are all `DONE`, so they are ready at once; the last failure is kept, so the
@@ -68,9 +68,13 @@ export async function resetPlan(
   return recordResets(tx, planId, rows, { reason: "manual_reset", mode: "keep_tasks" });
 }
 
-/** What a reset clears besides the claim: the retry's wait, the verification, the work and the progress. */
+/**
+ * What a reset clears besides the claim: the retry's wait, the verification, the work, the progress and
+ * the fallback agent a usage limit chose (the task's own agent is tried again).
+ */
 const NO_RETRY_STATE = {
   notBefore: null,
+  fallbackAgent: null,
   verification: null,
   workBranch: null,
   workCommit: null,

@@ -3,7 +3,7 @@ import type { TaskRow } from "../rows.js";
 
 /**
  * True when a stored task still says what the plan file says: description, priority, lists,
- * requirement, `max_attempts` and extra fields. Status, version and spend are queue state and are not compared.
+ * requirement, `max_attempts`, `agent`, `model`, `required_tags` and extra fields. Status, version and spend are queue state and are not compared.
  * Dependencies compare as sets (their order carries no meaning); JSON objects ignore key order, since
  * JSONB reorders keys.
  */
@@ -13,6 +13,9 @@ export function sameTaskSpec(row: TaskRow, spec: TaskSpec): boolean {
     row.priority === spec.priority &&
     row.prdRequirement === spec.prdRequirement &&
     (row.maxAttempts ?? undefined) === spec.maxAttempts &&
+    (row.agent ?? undefined) === spec.agent &&
+    (row.model ?? undefined) === spec.model &&
+    jsonEqual(row.requiredTags, [...(spec.requiredTags ?? [])]) &&
     jsonEqual([...new Set(row.dependencies)].sort(), [...new Set(spec.dependencies)].sort()) &&
     jsonEqual(row.keyFiles, [...spec.keyFiles]) &&
     jsonEqual(row.acceptanceCriteria, [...spec.acceptanceCriteria]) &&

@@ -2,13 +2,14 @@ import {
   allowedFrom,
   assertLeaseMs,
   type ClaimedTask,
+  type ClaimRouting,
   type DependencyWork,
   EVENT_TYPES,
   PlanNotFound,
   type PlanRecord,
   targetOf,
 } from "@whilly/core";
-import { attemptCosts, events, plans, tasks } from "@whilly/schema";
+import { attemptCosts, events, plans, tasks, workers } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { leaseUntil } from "../lease.js";
@@ -16,9 +17,10 @@ import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.
 import { toPlanRecord, toTaskRecord } from "../rows.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
 import { lockKeyFiles } from "./key-file-locks.js";
+import { attemptModel, effectiveAgent, type Routing, routingOf, runnable, textArray } from "./routing.js";
 
 /** What a claim asks for; `bearer`, when given, must still be stored for `workerId` (see {@link PresentedBearer}). */
-export type ClaimInput = {
+export type ClaimInput = ClaimRouting & {
   planId: string;
   workerId: string;
   leaseMs: number;
@@ -38,12 +40,18 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
 /**
  * Claims the most urgent ready task of a plan for `workerId`: `PENDING`, no unfinished dependency, plan
  * spend strictly under its budget (a budget of 0 blocks every claim), a retry's `not_before` passed
- * (database clock), no task of the plan in flight sharing one of its `key_files`; ordered by priority
+ * (database clock), a task the worker can run (its agent, chosen as `chooseAgent` does from the
+ * worker's `--force-agent`, the task's fallback agent, the task's, the plan's and the worker's
+ * `--agent`, among `input.capabilities.agents`; its `required_tags` within `input.capabilities.tags`;
+ * both filters of the pick, so the claim-order index is still walked once and skipped rows cost a
+ * filter test each), no task of the plan in flight sharing one of its `key_files`; ordered by priority
  * then id; rows another claimer holds are skipped (`FOR UPDATE SKIP LOCKED`), so concurrent claimers
  * never wait on or take the same task. Sets the lease to now + `leaseMs` by the database clock and
  * writes `CLAIM` `{worker_id, version}`. With `start`, the task goes on to `IN_PROGRESS` in the same
  * statement, counting an attempt and writing `START` `{version}` with the second version bump, exactly
- * as a separate start would (`start.ts`).
+ * as a separate start would (`start.ts`). Both events' detail is the attempt's `{agent, model}` (model
+ * left out for the agent's default), which the answer carries as `task.choice`. The worker's row keeps
+ * the capabilities and choice it claimed with (see {@link capabilitiesSeen}).
  *
  * In a plan with a budget, the claim also reserves the attempt's likely cost on the plan row, and is
  * refused when spend + reservations + this reservation would pass the budget (docs/claim.md gives the
@@ -68,14 +76,15 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  */
 export async function claimWithPlan(db: Db, input: ClaimInput): Promise<ClaimedWithPlan | undefined> {
   assertLeaseMs(input.leaseMs);
-  let answer = await claimStatement(db, input, undefined);
+  const routing = routingOf(input);
+  let answer = await claimStatement(db, input, routing, undefined);
   for (let round = 0; round < KEY_FILE_ROUNDS && isNeedsLocks(answer); round++) {
     const files = answer.files;
     // Each round locks the files it needs from scratch, in key order: adding a lock to those already
     // held could wait in another order than a concurrent claim and deadlock.
     answer = await db.transaction(async (tx) => {
       await lockKeyFiles(tx, input.planId, files);
-      return claimStatement(tx, input, files);
+      return claimStatement(tx, input, routing, files);
     });
   }
   return isNeedsLocks(answer) ? undefined : answer;
@@ -104,6 +113,7 @@ function isNeedsLocks(answer: ClaimedWithPlan | NeedsLocks | undefined): answer 
 async function claimStatement(
   db: Db,
   input: ClaimInput,
+  routing: Routing,
   locked: readonly string[] | undefined,
 ): Promise<ClaimedWithPlan | NeedsLocks | undefined> {
   const start = input.start === true;
@@ -120,20 +130,34 @@ async function claimStatement(
     lockedFiles === undefined
       ? sql`(SELECT key_files FROM picked WHERE keyed)`
       : sql`(SELECT n.key_files FROM ${tasks} n
-          WHERE NOT EXISTS (SELECT 1 FROM picked) AND ${ready(sql`n`, input.planId)}
+          WHERE NOT EXISTS (SELECT 1 FROM picked) AND ${ready(sql`n`, input.planId, routing)}
             AND NOT (n.key_files <@ ${lockedFiles}::jsonb)
           ORDER BY n.priority_rank, n.id LIMIT 1)`;
+  // The attempt's agent, and its model when one was chosen (none: the agent's default).
+  const choice = sql`jsonb_strip_nulls(jsonb_build_object('agent', claimed.attempt_agent, 'model', claimed.attempt_model))`;
   const startEvent = start
-    ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version))`
+    ? sql`, (2, ${EVENT_TYPES.start}, jsonb_build_object('version', claimed.version), ${choice})`
     : sql``;
+  const planAgent = sql`(SELECT plan.agent FROM plan)`;
+  const agent = effectiveAgent(sql`t`, planAgent, routing.choice);
+  const model = attemptModel(
+    sql`t`,
+    { agent: planAgent, model: sql`(SELECT plan.model FROM plan)` },
+    routing.choice,
+    agent,
+  );
   const result = await db.execute(sql`
-    WITH held AS MATERIALIZED (
-      SELECT ${bearerHeld(input.bearer, input.workerId)} AS ok
+    WITH seen AS (
+      ${capabilitiesSeen(input, routing)}
+    ), held AS MATERIALIZED (
+      SELECT ${bearerHeld(input.bearer, input.workerId)} AS ok, (SELECT count(*) FROM seen) AS seen
     ), plan AS MATERIALIZED (
       SELECT * FROM ${plans} WHERE id = ${input.planId}
     ), picked AS MATERIALIZED (
-      SELECT t.plan_id, t.id, t.key_files, t.key_files <> '[]'::jsonb AS keyed FROM ${tasks} t
-      WHERE ${ready(sql`t`, input.planId)} AND ${claimable(sql`t`)}
+      SELECT t.plan_id, t.id, t.key_files, t.key_files <> '[]'::jsonb AS keyed,
+        ${agent} AS picked_agent, ${model} AS picked_model
+      FROM ${tasks} t
+      WHERE ${ready(sql`t`, input.planId, routing)} AND ${claimable(sql`t`)}
       ORDER BY t.priority_rank, t.id
       LIMIT 1
       FOR UPDATE SKIP LOCKED
@@ -169,19 +193,19 @@ async function claimStatement(
       FROM picked
       WHERE t.plan_id = picked.plan_id AND t.id = picked.id AND t.status IN (${CLAIMABLE}) AND ${lockHeld}
         AND (NOT EXISTS (SELECT 1 FROM reserve) OR EXISTS (SELECT 1 FROM reserved))
-      RETURNING t.*
+      RETURNING t.*, picked.picked_agent AS attempt_agent, picked.picked_model AS attempt_model
     ), logged AS (
-      INSERT INTO ${events} (plan_id, task_id, event_type, payload)
-      SELECT claimed.plan_id, claimed.id, e.event_type, e.payload
+      INSERT INTO ${events} (plan_id, task_id, event_type, payload, detail)
+      SELECT claimed.plan_id, claimed.id, e.event_type, e.payload, e.detail
       FROM claimed CROSS JOIN LATERAL (VALUES
         (1, ${EVENT_TYPES.claim}, jsonb_build_object(
-          'worker_id', claimed.claimed_by, 'version', claimed.version - ${start ? 1 : 0}::integer))
+          'worker_id', claimed.claimed_by, 'version', claimed.version - ${start ? 1 : 0}::integer), ${choice})
         ${startEvent}
-      ) AS e(ord, event_type, payload)
+      ) AS e(ord, event_type, payload, detail)
       ORDER BY e.ord
     )
     SELECT held.ok AS bearer_held, ${PLAN_COLUMNS}, ${TASK_COLUMNS}, ${wanted} AS wanted_files,
-      ${dependencyWorkSql} AS dependency_work
+      claimed.attempt_agent, claimed.attempt_model, ${dependencyWorkSql} AS dependency_work
     FROM held LEFT JOIN plan ON true LEFT JOIN claimed ON true
   `);
   const [raw] = rawRows(result);
@@ -191,7 +215,11 @@ async function claimStatement(
   const task = fromPrefixed(tasks, raw, "t_");
   if (task) {
     const dependencyWork = toDependencyWork(raw.dependency_work);
-    return { task: { ...toTaskRecord(task), dependencyWork }, plan: toPlanRecord(plan) };
+    const choice = {
+      agent: String(raw.attempt_agent),
+      model: typeof raw.attempt_model === "string" ? raw.attempt_model : undefined,
+    };
+    return { task: { ...toTaskRecord(task), dependencyWork, choice }, plan: toPlanRecord(plan) };
   }
   if (raw.wanted_files === null || raw.wanted_files === undefined) return undefined;
   // Decoded as the column decodes it: drivers differ in how they hand back jsonb.
@@ -200,12 +228,13 @@ async function claimStatement(
 
 /**
  * The pick's conditions on task `t` of plan `planId`, bar the key-file locks: claimable status, no
- * unfinished dependency, a retry's `not_before` passed, no task of the plan in flight sharing a key
- * file, the bearer held and the budget not spent.
+ * unfinished dependency, a retry's `not_before` passed, a task the worker can run ({@link runnable}),
+ * no task of the plan in flight sharing a key file, the bearer held and the budget not spent.
  */
-function ready(t: SQL, planId: string): SQL {
+function ready(t: SQL, planId: string, routing: Routing): SQL {
   return sql`${t}.plan_id = ${planId} AND ${t}.status IN (${CLAIMABLE}) AND ${t}.unfinished_deps = 0
     AND (${t}.not_before IS NULL OR ${t}.not_before <= now())
+    AND ${runnable(t, sql`(SELECT plan.agent FROM plan)`, routing)}
     AND (${t}.key_files = '[]'::jsonb OR NOT EXISTS (
       SELECT 1 FROM ${tasks} f
       WHERE f.plan_id = ${planId} AND f.claimed_by IS NOT NULL
@@ -242,6 +271,24 @@ function toDependencyWork(value: unknown): DependencyWork[] {
     commit: string;
   }[];
   return items.map((item) => ({ taskId: item.task_id, branch: item.branch, commit: item.commit }));
+}
+
+/**
+ * The update of the claiming worker's row to the capabilities and choice it claims with, when they
+ * changed (so a steady worker's claims write nothing there) and its bearer, if one was presented, is
+ * still stored. The claim statement runs it first: worker row, then task, then plan, the order a
+ * heartbeat takes its locks in (docs/claim.md).
+ */
+function capabilitiesSeen(input: ClaimInput, routing: Routing): SQL {
+  const { agents, tags } = routing.capabilities;
+  const agent = routing.choice.agent ?? null;
+  const forceAgent = routing.choice.forceAgent ?? null;
+  return sql`UPDATE ${workers} SET agents = ${textArray(agents)}, tags = ${textArray(tags)},
+      agent = ${agent}::text, force_agent = ${forceAgent}::text, capabilities_at = now()
+    WHERE worker_id = ${input.workerId} AND ${bearerHeld(input.bearer, input.workerId)}
+      AND (agents IS DISTINCT FROM ${textArray(agents)} OR tags IS DISTINCT FROM ${textArray(tags)}
+        OR agent IS DISTINCT FROM ${agent}::text OR force_agent IS DISTINCT FROM ${forceAgent}::text)
+    RETURNING 1`;
 }
 
 /** {@link claimWithPlan} without the plan: the `TaskStore` port's claim. */

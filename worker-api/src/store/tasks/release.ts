@@ -1,4 +1,5 @@
 import {
+  DEFAULT_AGENT,
   EVENT_TYPES,
   InvalidInput,
   type MicroUsd,
@@ -8,7 +9,7 @@ import {
   targetOf,
   type WorkerPause,
 } from "@whilly/core";
-import { tasks } from "@whilly/schema";
+import { plans, tasks } from "@whilly/schema";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { insertEvents } from "../events/insert-events.js";
@@ -25,8 +26,10 @@ import { fencedUpdate } from "./fence.js";
  * cleared, ready to claim again, its budget reservation settled. The cost of an interrupted attempt, if
  * given, counts like a finished one's, once per idempotency key (see `attemptKey`), saturating like it
  * (see `capSpend`). A reason that refunds (`releaseRefundsAttempt`, e.g. `agent_unavailable`) also
- * gives back the attempt a start counted, in the same statement. Writes `RELEASE`
- * `{version, reason, worker_id}` and signals the plan's waiting claimers; with `pause` (a rate-limited
+ * gives back the attempt a start counted, in the same statement. A `rate_limited` release of a task
+ * whose plan has `fallback_agents` moves it to the next of them ({@link nextFallback}; `fence.agent` is
+ * the limited agent, by default the task's own), said in the event's detail as
+ * `{agent, fallback_agent}`. Writes `RELEASE` `{version, reason, worker_id}` and signals the plan's waiting claimers; with `pause` (a rate-limited
  * worker), also `worker.paused` `{worker_id, reason, until, message}` (docs/retries.md). Locks the task
  * row, then the plan row (docs/claim.md).
  * @throws {VersionConflict} @throws {NotOwner} @throws {InvalidInput} for a pause without a valid time.
@@ -38,6 +41,7 @@ export async function release(
     costMicroUsd?: MicroUsd | undefined;
     idempotencyKey?: string | undefined;
     pause?: WorkerPause | undefined;
+    agent?: string | undefined;
   },
 ): Promise<TaskRecord> {
   const cost = fence.costMicroUsd ?? 0;
@@ -45,15 +49,27 @@ export async function release(
   if (fence.pause !== undefined) assertPause(fence.pause);
   const key = attemptKey(fence);
   const [held] = await tx
-    .select({ reservedUsd: tasks.reservedUsd })
+    .select({
+      reservedUsd: tasks.reservedUsd,
+      agent: sql<string>`coalesce(${tasks.fallbackAgent}, ${tasks.agent}, ${plans.agent}, ${DEFAULT_AGENT}::text)`,
+      fallbackAgent: tasks.fallbackAgent,
+      fallbackAgents: plans.fallbackAgents,
+    })
     .from(tasks)
+    .innerJoin(plans, eq(plans.id, tasks.planId))
     .where(and(eq(tasks.planId, fence.planId), eq(tasks.id, fence.taskId)));
+  const limited = fence.agent ?? held?.agent;
+  const fallback =
+    fence.reason === RATE_LIMITED && held !== undefined && limited !== undefined
+      ? nextFallback(held.fallbackAgents, held.fallbackAgent, limited)
+      : undefined;
   const row = await fencedUpdate(tx, fence, "RELEASE", {
     status: targetOf("RELEASE"),
     ...NO_CLAIM,
     spentUsd: capSpend(sql`${tasks.spentUsd} + ${toNumeric(cost)}::numeric`),
     progress: null,
     ...(releaseRefundsAttempt(fence.reason) ? { attempts: refundedAttempts } : {}),
+    ...(fallback === undefined ? {} : { fallbackAgent: fallback }),
   });
   await insertEvents(tx, [
     {
@@ -61,6 +77,7 @@ export async function release(
       taskId: row.id,
       eventType: EVENT_TYPES.release,
       payload: { version: row.version, reason: fence.reason, worker_id: fence.workerId },
+      ...(fallback === undefined ? {} : { detail: { agent: limited ?? null, fallback_agent: fallback } }),
     },
     ...(fence.pause === undefined
       ? []
@@ -87,6 +104,24 @@ export async function release(
   });
   await signalReady(tx, [row.planId]);
   return toTaskRecord(row);
+}
+
+/** The release reason of a usage or rate limit: the one that moves a task to a fallback agent. */
+const RATE_LIMITED = "rate_limited";
+
+/**
+ * The plan's next fallback agent for a task whose agent `limited` hit a usage limit: the first of
+ * `list` after the task's current fallback (from the start when it has none) that is not `limited`,
+ * so a task walks the list once and never goes back to an agent it left. `undefined` when none is left
+ * (the task stays where it is and waits for the limit to pass).
+ */
+export function nextFallback(
+  list: readonly string[],
+  current: string | null,
+  limited: string,
+): string | undefined {
+  const from = current === null ? 0 : list.indexOf(current) + 1;
+  return list.slice(from).find((agent) => agent !== limited);
 }
 
 /** The attempt count less the attempt a start counted: only `IN_PROGRESS` has one; never below 0. */
