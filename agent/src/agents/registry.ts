@@ -1,6 +1,8 @@
 import { ConfigurationError } from "@whilly/core";
 import { createClaudeAdapter } from "./claude/index.js";
 import { createCmdAdapter } from "./cmd/index.js";
+import { createCodexAdapter } from "./codex/index.js";
+import { createGeminiAdapter } from "./gemini/index.js";
 import type { AgentSettings } from "./settings.js";
 import type { AgentAdapter, AgentName } from "./types.js";
 
@@ -14,8 +16,8 @@ export type AdapterFactory = (settings: AgentSettings) => AgentAdapter | undefin
 export const ADAPTER_FACTORIES: Readonly<Record<AgentName, AdapterFactory>> = {
   claude: (settings) => createClaudeAdapter(settings.claude),
   // On merge with the Codex and Gemini CLI adapters (agent/src/agents/codex, agent/src/agents/gemini):
-  // codex: (settings) => createCodexAdapter(settings.env),
-  // gemini: (settings) => createGeminiAdapter(settings.env),
+  codex: (settings) => createCodexAdapter(settings.env),
+  gemini: (settings) => createGeminiAdapter(settings.env),
   cmd: (settings) =>
     settings.agentCmd === undefined
       ? undefined

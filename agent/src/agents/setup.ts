@@ -83,11 +83,25 @@ export type WorkingAgents = { readonly agents: readonly AgentName[]; readonly no
  */
 export async function findWorkingAgents(
   setup: AgentSetup,
-  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string },
+  options: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly cwd: string;
+    /**
+     * Check only these agents (and the default one): a run that knows its plan need not start every
+     * CLI on the machine (Gemini CLI's `--version` takes seconds). All configured ones when undefined.
+     */
+    readonly only?: ReadonlySet<AgentName> | undefined;
+  },
 ): Promise<WorkingAgents> {
   const assumed = setup.explicit ? undefined : setup.defaultAgent;
-  const probed = setup.registry.adapters.filter((adapter) => adapter.name !== assumed);
-  const found = await probeAgents(probed, { ...options, timeoutMs: setup.settings.probeTimeoutMs });
+  const wanted = (name: AgentName) =>
+    options.only === undefined || options.only.has(name) || name === setup.defaultAgent;
+  const probed = setup.registry.adapters.filter((a) => a.name !== assumed && wanted(a.name));
+  const found = await probeAgents(probed, {
+    env: options.env,
+    cwd: options.cwd,
+    timeoutMs: setup.settings.probeTimeoutMs,
+  });
   if (setup.explicit) {
     const failed = found.failures.find((f) => f.agent === setup.defaultAgent);
     if (failed !== undefined) {

@@ -17,6 +17,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { durationFlag, textFlag, wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
+import { agentsNamedIn } from "../run/plan-agents.js";
 import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
 
@@ -208,7 +209,9 @@ async function runAgents(
   );
   if (agents.defaultAgent === "claude")
     checkAgentBin(agents.settings.claude.claudeBin, ctx.io.env, ctx.io.cwd);
-  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd });
+  const file = typeof args.file === "string" ? args.file : undefined;
+  const only = file === undefined ? undefined : agentsNamedIn(file, ctx.io.cwd);
+  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd, only });
   for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
   return { agents, working };
 }
