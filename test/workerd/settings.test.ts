@@ -19,6 +19,7 @@ describe("the Worker's settings", () => {
         claimWaitMs: 30_000,
         claimRecheckMs: 5_000,
         retryBackoff: { baseMs: 30_000, capMs: 600_000 },
+        heartbeatTimeoutMs: 120_000,
       },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,

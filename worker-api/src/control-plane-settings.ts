@@ -132,15 +132,15 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       hint: `${STRONG_SECRET_HOWTO}, or unset it to derive the key from the bootstrap token`,
     });
   }
+  const app = {
+    leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, 1000, MAX_LEASE_MS),
+    claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
+    claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
+    retryBackoff: readRetryBackoff(env, problems),
+  };
   const heartbeatTimeoutMs = duration("WHILLY_HEARTBEAT_TIMEOUT", DEFAULT_HEARTBEAT_TIMEOUT_MS, 1000);
   return {
-    app: {
-      heartbeatTimeoutMs,
-      leaseMs: duration("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, 1000, MAX_LEASE_MS),
-      claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
-      claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
-      retryBackoff: readRetryBackoff(env, problems),
-    },
+    app: { ...app, heartbeatTimeoutMs },
     heartbeatTimeoutMs,
     sweepIntervalMs: duration("WHILLY_SWEEP_INTERVAL", 15_000, 1000),
     eventFlushMs: duration("WHILLY_EVENT_FLUSH_MS", 100, 1, 60_000),

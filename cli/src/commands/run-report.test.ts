@@ -73,6 +73,9 @@ describe("JSON reports", () => {
       max_attempts: 1,
       setup: null,
       verify: [],
+      agent: null,
+      model: null,
+      fallback_agents: [],
       github_issue_ref: null,
       origin: null,
     });

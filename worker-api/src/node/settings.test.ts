@@ -14,6 +14,7 @@ describe("parseServerSettings", () => {
         claimWaitMs: 30_000,
         claimRecheckMs: 5000,
         retryBackoff: { baseMs: 30_000, capMs: 600_000 },
+        heartbeatTimeoutMs: 120_000,
       },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,

@@ -182,6 +182,9 @@ describe("whilly plan create", () => {
       verify: [],
       setup: null,
       max_attempts: null,
+      agent: null,
+      model: null,
+      fallback_agents: [],
       github_issue_ref: null,
       origin: null,
     });
