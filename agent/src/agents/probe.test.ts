@@ -32,7 +32,14 @@ function adapter(name: string, path: string, lookup = false): AgentAdapter {
   };
 }
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+// Without node_modules/.bin (npm puts it on PATH): the pinned Codex and Gemini CLIs found there would
+// be checked and advertised too.
+const env = {
+  PATH: (process.env.PATH ?? "/usr/bin:/bin")
+    .split(":")
+    .filter((dir) => !dir.includes("node_modules"))
+    .join(":"),
+};
 
 describe("probeAgents with real child processes", () => {
   it("keeps the agents that answer, and says why each other one is left out", async () => {
