@@ -153,6 +153,9 @@ describe("one plan, four agents", () => {
     expect(ran("MIX-CMD")).toMatchObject({ agent: "cmd", model: "tiny-1", cost_usd: "0.012500" });
     for (const id of ["MIX-CLAUDE", "MIX-CODEX", "MIX-GEMINI"]) {
       expect(Number(ran(id)?.cost_usd ?? 0), id).toBeGreaterThan(0);
+      const tokens = ran(id)?.tokens as { input?: number; output?: number } | undefined;
+      expect(tokens?.input ?? 0, id).toBeGreaterThan(0);
+      expect(tokens?.output ?? 0, id).toBeGreaterThan(0);
     }
     // Each CLI's requests went to its own fake.
     expect(codex.requests().some((r) => r.taskId === "MIX-CODEX")).toBe(true);

@@ -6,7 +6,8 @@ import type { AgentOutcome } from "./outcome.js";
  * The attempt summary stored in a `COMPLETE` or `FAIL` event's `detail`: `attempt` (when given), `ok`,
  * `reason` and `message` (failures only), `cost_usd` (decimal string, six places), `num_turns`,
  * `duration_ms`, `session_id`, `exit_code`, `signal`, `permission_denials` (tool names, when any),
- * `output_tail` (at most 4 KiB), `limited_until` (ISO or null, for `rate_limited`). Holds no secrets: the outcome was redacted when it was made.
+ * `output_tail` (at most 4 KiB), `tokens` (`input`, `output`, `cache_read`, `cache_creation`: what the agent
+ * reported, summed over its turns; all 0 when it reported none), `limited_until` (ISO or null, for `rate_limited`). Holds no secrets: the outcome was redacted when it was made.
  */
 export function agentOutcomeDetail(outcome: AgentOutcome, attempt?: number): JsonObject {
   const detail: JsonObject = {
@@ -19,6 +20,12 @@ export function agentOutcomeDetail(outcome: AgentOutcome, attempt?: number): Jso
     exit_code: outcome.exitCode,
     signal: outcome.signal,
     output_tail: outcome.outputTail,
+    tokens: {
+      input: outcome.usage.inputTokens,
+      output: outcome.usage.outputTokens,
+      cache_read: outcome.usage.cacheReadTokens,
+      cache_creation: outcome.usage.cacheCreationTokens,
+    },
   };
   if (outcome.reason !== undefined) {
     detail.reason = outcome.reason;
