@@ -91,11 +91,17 @@ export async function findWorkingAgents(
      * CLI on the machine (Gemini CLI's `--version` takes seconds). All configured ones when undefined.
      */
     readonly only?: ReadonlySet<AgentName> | undefined;
+    /**
+     * No task runs on the default agent (each names its own): when no flag named that default, it
+     * is not assumed, and is checked only when `only` names it, like any other.
+     */
+    readonly defaultUnused?: boolean | undefined;
   },
 ): Promise<WorkingAgents> {
-  const assumed = setup.explicit ? undefined : setup.defaultAgent;
+  const unused = options.defaultUnused === true && !setup.explicit;
+  const assumed = setup.explicit || unused ? undefined : setup.defaultAgent;
   const wanted = (name: AgentName) =>
-    options.only === undefined || options.only.has(name) || name === setup.defaultAgent;
+    options.only === undefined || options.only.has(name) || (name === setup.defaultAgent && !unused);
   const probed = setup.registry.adapters.filter((a) => a.name !== assumed && wanted(a.name));
   const found = await probeAgents(probed, {
     env: options.env,

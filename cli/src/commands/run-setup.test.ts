@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   baseEnv,
+  FIXTURES,
   fakeAgentEnv,
   makeRepo,
   makeStoreTemplate,
@@ -54,6 +55,34 @@ describe("whilly run with an agent that cannot be started", () => {
     expect(notOnPath.err).toContain("error: CLAUDE_BIN: no program 'no-such-claude' on PATH");
     expect(existsSync(join(repo, ".whilly"))).toBe(false);
   });
+});
+
+describe("whilly run with a plan that names its agents", () => {
+  it("runs a plan whose every task has an agent without Claude Code installed", async () => {
+    const repo = makeRepo(template);
+    const file = join(repo, "tasks.json");
+    writePlanFile(file, "cmd-only", [
+      ["M-1", "high"],
+      ["M-2", "medium"],
+    ]);
+    const plan = JSON.parse(readFileSync(file, "utf8"));
+    plan.agent = "cmd";
+    plan.tasks[1].agent = "cmd";
+    writeFileSync(file, JSON.stringify(plan));
+    const agentCmd = `${join(FIXTURES, "fake-agents", "cmd-agent.mjs")} --prompt-file {prompt_file} --task {task_id}`;
+    const env = baseEnv({ CLAUDE_BIN: "/nonexistent/claude" });
+    const result = await runCli(["run", "tasks.json", "--agent-cmd", agentCmd], { cwd: repo, env });
+    expect(result.err).not.toContain("CLAUDE_BIN");
+    expect(result.code, result.err).toBe(0);
+    expect(readFileSync(join(repo, "CMD-M-2.txt"), "utf8")).toContain("Task id: M-2");
+    // A task left to the run's default still needs Claude Code's program, as before.
+    delete plan.agent;
+    plan.plan_id = "default-left";
+    writeFileSync(file, JSON.stringify(plan));
+    const missing = await runCli(["run", "tasks.json", "--agent-cmd", agentCmd], { cwd: repo, env });
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^error: CLAUDE_BIN: /);
+  }, 60_000);
 });
 
 describe("whilly run with a file and --plan", () => {

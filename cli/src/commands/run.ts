@@ -17,7 +17,7 @@ import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { durationFlag, textFlag, wholeNumberOption } from "../options.js";
 import { runLocal } from "../run/local-run.js";
-import { agentsNamedIn } from "../run/plan-agents.js";
+import { agentsNamedIn, leavesAgentToRun } from "../run/plan-agents.js";
 import { checkRepository, claudeRunner } from "../run/runner.js";
 import { findWorkspace, prepareWhillyDir } from "../store/workspace-root.js";
 
@@ -187,7 +187,8 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
 
 /**
  * The run's agents from its flags, checked before anything is stored: Claude Code's program when it is
- * the default agent (as before there were several), then every configured agent's start check, whose
+ * the default agent (as before there were several) and some task may run on it (a plan file naming
+ * the agent of every task needs no default), then every configured agent's start check, whose
  * misses are said on stderr.
  * @throws {ConfigurationError} for a bad agent flag or a named agent that does not start.
  */
@@ -207,11 +208,13 @@ async function runAgents(
     ctx.io.env,
     ctx.io.cwd,
   );
-  if (agents.defaultAgent === "claude")
-    checkAgentBin(agents.settings.claude.claudeBin, ctx.io.env, ctx.io.cwd);
   const file = typeof args.file === "string" ? args.file : undefined;
+  // A plan file that names the agent of every task needs no default agent (Claude Code) installed.
+  const defaultUnused = file !== undefined && !leavesAgentToRun(file, ctx.io.cwd);
+  if (agents.defaultAgent === "claude" && (agents.explicit || !defaultUnused))
+    checkAgentBin(agents.settings.claude.claudeBin, ctx.io.env, ctx.io.cwd);
   const only = file === undefined ? undefined : agentsNamedIn(file, ctx.io.cwd);
-  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd, only });
+  const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd, only, defaultUnused });
   for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
   return { agents, working };
 }

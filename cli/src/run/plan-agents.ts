@@ -8,6 +8,43 @@ import { resolve } from "node:path";
  * @param file the plan file as given on the command line, taken from `cwd`.
  */
 export function agentsNamedIn(file: string, cwd: string): Set<string> | undefined {
+  const plan = readPlan(file, cwd);
+  if (plan === undefined) return undefined;
+  const names = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === "string") names.add(value.trim());
+  };
+  add(plan.agent);
+  if (Array.isArray(plan.fallback_agents)) plan.fallback_agents.forEach(add);
+  if (Array.isArray(plan.tasks)) {
+    for (const task of plan.tasks) {
+      if (typeof task === "object" && task !== null) add((task as { agent?: unknown }).agent);
+    }
+  }
+  return names;
+}
+
+/**
+ * False only when the plan file names an agent for every task (its plan's `agent`, else each task's
+ * own), so that no task runs on the run's default agent (`--agent`, else Claude Code): then that
+ * default need not be installed. True when the file cannot be read as such a plan.
+ */
+export function leavesAgentToRun(file: string, cwd: string): boolean {
+  const plan = readPlan(file, cwd);
+  if (plan === undefined || !Array.isArray(plan.tasks)) return true;
+  if (named(plan.agent)) return false;
+  return plan.tasks.some(
+    (task) => typeof task !== "object" || task === null || !named((task as { agent?: unknown }).agent),
+  );
+}
+
+type PlanFields = { agent?: unknown; fallback_agents?: unknown; tasks?: unknown };
+
+function named(value: unknown): boolean {
+  return typeof value === "string" && value.trim() !== "";
+}
+
+function readPlan(file: string, cwd: string): PlanFields | undefined {
   let plan: unknown;
   try {
     plan = JSON.parse(readFileSync(resolve(cwd, file), "utf8"));
@@ -15,17 +52,5 @@ export function agentsNamedIn(file: string, cwd: string): Set<string> | undefine
     return undefined;
   }
   if (typeof plan !== "object" || plan === null || Array.isArray(plan)) return undefined;
-  const names = new Set<string>();
-  const add = (value: unknown) => {
-    if (typeof value === "string") names.add(value.trim());
-  };
-  const fields = plan as { agent?: unknown; fallback_agents?: unknown; tasks?: unknown };
-  add(fields.agent);
-  if (Array.isArray(fields.fallback_agents)) fields.fallback_agents.forEach(add);
-  if (Array.isArray(fields.tasks)) {
-    for (const task of fields.tasks) {
-      if (typeof task === "object" && task !== null) add((task as { agent?: unknown }).agent);
-    }
-  }
-  return names;
+  return plan as PlanFields;
 }
