@@ -91,6 +91,20 @@ describe("probeAgents with real child processes", () => {
     expect(await findWorkingAgents(implicit, { env, cwd: dir })).toEqual({ agents: ["claude"], notes: [] });
   });
 
+  it("says why an agent the plan names is left out: not installed, cmd without its command, unknown", async () => {
+    const setup = parseAgentFlags({}, { ...env, CLAUDE_BIN: bin("claude-ok", "exit 0") }, dir);
+    const only = new Set(["codex", "cmd", "myagent"]);
+    const found = await findWorkingAgents(setup, { env, cwd: dir, only });
+    expect(found.agents).toEqual(["claude"]);
+    expect(found.notes).toEqual([
+      expect.stringMatching(/^agent codex left out: no program 'codex' on PATH; install the Codex CLI/),
+      "agent cmd left out: the plan's agent cmd needs the command to run; give it with --agent-cmd 'my-agent --prompt-file {prompt_file}' or WHILLY_AGENT_CMD",
+      "agent myagent left out: the plan's agent: no agent named 'myagent'; use one of claude, codex, gemini, cmd",
+    ]);
+    // Not named by the plan: an agent nobody set up stays silent.
+    expect((await findWorkingAgents(setup, { env, cwd: dir })).notes).toEqual([]);
+  });
+
   it("advertises the generic command once its program is found, and notes it otherwise", async () => {
     const agent = bin("my-agent", "exit 0");
     const found = parseAgentFlags({ agentCmd: `${agent} {prompt_file}` }, env, dir);

@@ -121,9 +121,32 @@ export async function findWorkingAgents(
   const working = new Set(found.working);
   if (assumed !== undefined) working.add(assumed);
   const agents = setup.registry.adapters.map((a) => a.name).filter((name) => working.has(name));
-  // An agent nobody set up (its variable unset, its usual program not installed) is left out silently.
-  const told = found.failures.filter((f) => !f.missing || isSetUp(setup, f.agent, options.env));
-  return { agents, notes: told.map((f) => `agent ${f.agent} left out: ${f.reason}`) };
+  // An agent nobody set up (its variable unset, its usual program not installed) is left out silently,
+  // unless the plan names it (`only`): then the user is told why, and how to set it up.
+  const named = (agent: AgentName) => options.only?.has(agent) === true;
+  const notes = found.failures
+    .filter((f) => !f.missing || isSetUp(setup, f.agent, options.env) || named(f.agent))
+    .map((f) => {
+      const hint = f.missing && !isSetUp(setup, f.agent, options.env) ? unavailableHint(setup, f.agent) : "";
+      return `agent ${f.agent} left out: ${f.reason}${hint}`;
+    });
+  // A name the plan gives that no adapter here answers to: `cmd` without its command, an unknown agent.
+  for (const agent of options.only ?? []) {
+    if (setup.registry.adapters.some((a) => a.name === agent)) continue;
+    try {
+      setup.registry.get(agent, "the plan's agent");
+    } catch (error) {
+      const { message, hint } = error as ConfigurationError;
+      notes.push(`agent ${agent} left out: ${message}${hint === undefined ? "" : `; ${hint}`}`);
+    }
+  }
+  return { agents, notes };
+}
+
+/** `; <install hint>` of the adapter named `agent`, for a note. */
+function unavailableHint(setup: AgentSetup, agent: AgentName): string {
+  const adapter = setup.registry.adapters.find((a) => a.name === agent);
+  return adapter === undefined ? "" : `; ${adapter.unavailableHints.install}`;
 }
 
 /** True when the user set the agent up: its program's variable (`CODEX_BIN`) is set, or it is the generic command. */
