@@ -96,6 +96,11 @@ export interface AgentAdapter {
    * `<promise>COMPLETE</promise>`) or `exit-code` (exit 0 is success; whilly's checks decide the rest).
    */
   readonly successRule: "completion-marker" | "exit-code";
+  /**
+   * True when output on stderr shows the agent is alive as stdout does (the generic command, whose
+   * stdout whilly does not read as events): it restarts the stall clock too. Default: stdout only.
+   */
+  readonly stderrIsActivity?: boolean | undefined;
   /** The command line of a quick check that the CLI starts here (`<bin> --version`). */
   versionArgv(): string[];
 }

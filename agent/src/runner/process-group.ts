@@ -17,6 +17,8 @@ export type ProcessGroupOptions = {
    * starts at spawn and restarts with every chunk on stdout. None when undefined.
    */
   readonly stallTimeoutMs?: number | undefined;
+  /** Output on stderr restarts the stall clock too. */
+  readonly stallOnStderr?: boolean | undefined;
   /** Time between SIGTERM and SIGKILL, ms. */
   readonly killGraceMs: number;
   /** Kills the group when aborted (worker shutdown). */
@@ -180,6 +182,7 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
       if (options.onOutput) options.onOutput(out.decode(chunk), "stdout");
     });
     child.stderr?.on("data", (chunk: Buffer) => {
+      if (options.stallOnStderr) armStall();
       err.push(chunk);
       if (options.onOutput) options.onOutput(err.decode(chunk), "stderr");
     });

@@ -111,6 +111,7 @@ async function runWith(input: RunAgentInput, invocation: AgentInvocation): Promi
           env,
           timeoutMs: input.timeoutMs,
           stallTimeoutMs: input.stallTimeoutMs,
+          stallOnStderr: adapter.stderrIsActivity,
           killGraceMs: input.killGraceMs,
           signal: input.signal,
           onOutput,

@@ -53,6 +53,7 @@ export function createCmdAdapter(options: CmdAdapterOptions): AgentAdapter {
         "install the program --agent-cmd (WHILLY_AGENT_CMD) names, or fix its path (a relative one is taken from where whilly was started), then run again",
     },
     successRule: "exit-code",
+    stderrIsActivity: true,
     argv: (invocation) => {
       const argv = substituteCmd(template, {
         prompt: invocation.prompt,
