@@ -17,13 +17,13 @@ function thrown(fn: () => unknown): ConfigurationError {
 }
 
 describe("the adapter registry", () => {
-  it("builds Claude Code always and the generic command only with a template", () => {
+  it("builds Claude Code, Codex and Gemini CLI always and the generic command only with a template", () => {
     const bare = createAgentRegistry(parseAgentSettings(env, { cwd: "/w" }));
-    expect(bare.adapters.map((a) => a.name)).toEqual(["claude"]);
+    expect(bare.adapters.map((a) => a.name)).toEqual(["claude", "codex", "gemini"]);
     const withCmd = createAgentRegistry(
       parseAgentSettings({ ...env, WHILLY_AGENT_CMD: "./agent {prompt_file}" }, { cwd: "/w" }),
     );
-    expect(withCmd.adapters.map((a) => a.name)).toEqual(["claude", "cmd"]);
+    expect(withCmd.adapters.map((a) => a.name)).toEqual(["claude", "codex", "gemini", "cmd"]);
     expect(withCmd.get("cmd").bin).toBe("/w/agent");
     expect(KNOWN_AGENTS).toEqual(expect.arrayContaining(["claude", "cmd"]));
   });
