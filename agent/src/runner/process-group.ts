@@ -91,12 +91,20 @@ export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGr
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
 
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      // Some refusals are thrown rather than emitted (E2BIG: an argument or the environment too long).
+      const { code, message } = error as NodeJS.ErrnoException;
+      resolve(failedToStart(code, message, wall()));
+      return;
+    }
     const pid = child.pid;
     const tracked = new Map<number, ProcessId>();
     const track = (ids: readonly ProcessId[]) => {

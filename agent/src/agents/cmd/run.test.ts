@@ -39,4 +39,16 @@ describe("the generic command and stalls", () => {
     expect(result.stalled).toBe(true);
     expect(result.outcome).toMatchObject({ ok: false, reason: "stalled" });
   });
+
+  it("fails to start, without throwing, when {prompt} is too long for one argument (E2BIG)", async () => {
+    const result = await runAgent({
+      adapter: createCmdAdapter({ template: "/bin/echo {prompt}", cwd: dir }),
+      invocation: { prompt: "x".repeat(200_000), model: "", cwd: dir, taskId: "T-1", mode: "task" },
+      timeoutMs: 5000,
+      killGraceMs: 300,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
+    expect(result.spawnError?.code).toBe("E2BIG");
+    expect(result.outcome).toMatchObject({ ok: false, reason: "spawn_failed" });
+  });
 });
