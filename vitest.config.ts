@@ -1,6 +1,13 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+/** Tests that run the real Codex and Gemini CLIs (with Claude Code) against the project's fakes. */
+const REAL_CLIS = [
+  "agent/src/agents/codex/*.real.test.ts",
+  "agent/src/agents/gemini/*.real.test.ts",
+  "test/e2e/agents-mix.e2e.test.ts",
+];
+
 export default defineConfig({
   resolve: { conditions: ["source"] },
   test: {
@@ -10,7 +17,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["{core,worker-api,agent,cli,drizzle,test}/**/*.test.ts"],
-          exclude: ["**/node_modules/**", "**/dist/**", "test/workerd/**"],
+          exclude: ["**/node_modules/**", "**/dist/**", "test/workerd/**", ...REAL_CLIS],
           globalSetup: ["./test/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -20,6 +27,22 @@ export default defineConfig({
           // core). Projects with different worker counts run as groups, this one first.
           maxWorkers: 3,
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The real Codex and Gemini CLIs cost seconds of CPU each start (Gemini CLI's bundle alone ~2 s):
+        // run beside the timing-bound tests they starve them, so they run after them, one file at a time.
+        extends: true,
+        test: {
+          name: "real-clis",
+          include: REAL_CLIS,
+          exclude: ["**/node_modules/**", "**/dist/**"],
+          globalSetup: ["./test/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          pool: "forks",
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
       {

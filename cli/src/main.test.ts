@@ -195,6 +195,10 @@ describe("colour and JSON", () => {
       verification: null,
       branch: null,
       commit: null,
+      agent: null,
+      model: null,
+      required_tags: [],
+      waiting_for: null,
     });
     expect(show.blocked).toEqual([]);
     const list = JSON.parse((await runCli(["plan", "list", "--json"], { cwd: repo })).out);
