@@ -19,7 +19,9 @@ export default defineConfig({
           include: ["{core,worker-api,agent,cli,drizzle,test}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/dist/**", "test/workerd/**", ...REAL_CLIS],
           globalSetup: ["./test/global-setup.ts"],
-          testTimeout: 30_000,
+          // A safety net, not a measure: end-to-end tests take up to 20-35 s here when both cores are
+          // busy, and more on a slower machine of the same kind.
+          testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: "forks",
           // Most test time is spent waiting on child processes (git, the agent CLI, Postgres), not on the

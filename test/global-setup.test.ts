@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { TestProject } from "vitest/node";
-import setup from "./global-setup.js";
+import { setupPostgres as setup } from "./global-setup.js";
 
 async function closedPortUrl(): Promise<string> {
   const server = createServer();

@@ -1,3 +1,4 @@
+import { isAbsolute, join, resolve } from "node:path";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_LEASE_MS,
@@ -79,6 +80,12 @@ export type CliSettings = {
    * passwords such as the database URL's).
    */
   readonly secrets: readonly string[];
+  /**
+   * Where whilly keeps what it can rebuild (a migrated empty embedded store that new ones start from):
+   * `WHILLY_CACHE_DIR`, else `$XDG_CACHE_HOME/whilly`, else `~/.cache/whilly`; `undefined` with
+   * `WHILLY_CACHE_DIR=off` or no home directory (nothing is cached).
+   */
+  readonly cacheDir: string | undefined;
 };
 
 /**
@@ -87,7 +94,7 @@ export type CliSettings = {
  * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease) and `WHILLY_PROGRESS_INTERVAL` (seconds
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
- * a bare number is seconds). Durations are read as the control
+ * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -134,5 +141,16 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     limitBackoffMs,
     limitBackoffMaxMs: Math.max(limitBackoffMaxMs, limitBackoffMs),
     secrets: secretValuesOf(env),
+    cacheDir: cacheDirOf(env),
   };
+}
+
+function cacheDirOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const chosen = env.WHILLY_CACHE_DIR?.trim();
+  if (chosen === "off") return undefined;
+  if (chosen) return resolve(chosen);
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  if (xdg && isAbsolute(xdg)) return join(xdg, "whilly");
+  const home = env.HOME?.trim();
+  return home && isAbsolute(home) ? join(home, ".cache", "whilly") : undefined;
 }

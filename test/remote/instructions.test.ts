@@ -16,7 +16,7 @@ let store: Store;
 let dir: string;
 
 beforeAll(async () => {
-  store = await openInMemoryStore();
+  store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
   await store.importPlan(parsePlanFile(await readFile(PLAN, "utf8"), PLAN));
   await store.upsertWorker({ workerId: "w1", hostname: "h" });
   dir = await mkdtemp(join(tmpdir(), "whilly-remote-instructions-"));

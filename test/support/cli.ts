@@ -33,7 +33,12 @@ export type CliResult = { code: number; out: string; err: string };
 
 /** A minimal environment: node on PATH (agents are `#!/usr/bin/env node` scripts) and nothing inherited. */
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return { PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, ...extra };
+  return {
+    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    // The run's cache (see test/global-setup.ts): new embedded stores start from its template.
+    WHILLY_CACHE_DIR: process.env.WHILLY_CACHE_DIR,
+    ...extra,
+  };
 }
 
 /** A committer for tests' own commits, so no test depends on the machine's git configuration. */
@@ -120,7 +125,9 @@ function templateKey(): string {
  * For reading what a command left behind: events, spend, task records.
  */
 export async function withStore<T>(repo: string, use: (store: TaskStore) => Promise<T>): Promise<T> {
-  const store = await openEmbeddedStore(join(repo, ".whilly", "pgdata"));
+  const store = await openEmbeddedStore(join(repo, ".whilly", "pgdata"), {
+    cacheDir: process.env.WHILLY_CACHE_DIR,
+  });
   try {
     return await use(store);
   } finally {

@@ -20,7 +20,7 @@ export type StoreUse = {
 /**
  * Opens the store for a command: Postgres when `WHILLY_DATABASE_URL` is set, else the embedded PGlite
  * store in `.whilly/pgdata` at the repository root (created, locked and migrated on first use, unless
- * `use.mustExist`).
+ * `use.mustExist`; a new one starts from the template in `settings.cacheDir`).
  * @throws {ConfigurationError} when `use.mustExist` and there is no embedded store (exit 2).
  * @throws {StoreLocked} when another whilly process owns the embedded store.
  * @throws {StoreUnavailable} when Postgres cannot be reached.
@@ -37,5 +37,5 @@ export async function openCliStore(settings: CliSettings, io: Io, use: StoreUse 
   prepareWhillyDir(layout);
   if (!existsSync(dataDir))
     io.err.write(`whilly: creating the embedded store in ${layout.whillyDir} (a few seconds, once)\n`);
-  return openEmbeddedStore(dataDir);
+  return openEmbeddedStore(dataDir, { cacheDir: settings.cacheDir });
 }

@@ -14,7 +14,7 @@ let store: Store;
 let coordinator: Coordinator;
 
 beforeAll(async () => {
-  store = await openInMemoryStore();
+  store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
   for (const workerId of ["plain", "gpu", "other"]) await store.upsertWorker({ workerId, hostname: "h" });
   // Rechecks far beyond the bound: every wake-up below comes from a signal or a hand-on.
   coordinator = await startCoordinator({ store, recheckMs: 600_000 });

@@ -21,7 +21,7 @@ let coordinator: Coordinator;
 let planSeq = 0;
 
 beforeAll(async () => {
-  store = await openInMemoryStore();
+  store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
   for (const workerId of ["w0", "w1", "w2", "w3"]) await store.upsertWorker({ workerId, hostname: "h" });
   // Rechecks far beyond the bound: every wake-up below comes from a signal.
   coordinator = await startCoordinator({ store, recheckMs: 600_000 });

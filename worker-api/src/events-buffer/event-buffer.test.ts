@@ -9,7 +9,7 @@ let store: Store;
 let seq = 0;
 
 beforeAll(async () => {
-  store = await openInMemoryStore();
+  store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
 });
 afterAll(async () => store?.close());
 

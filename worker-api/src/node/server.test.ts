@@ -11,7 +11,7 @@ let store: Store;
 let seq = 0;
 
 beforeAll(async () => {
-  store = await openInMemoryStore();
+  store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
   for (const workerId of ["w1", "w2"]) await store.upsertWorker({ workerId, hostname: "h" });
 });
 afterAll(async () => store?.close());

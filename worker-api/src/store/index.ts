@@ -4,7 +4,7 @@ export { translateError } from "./errors.js";
 export type { NewEvent } from "./events/insert-events.js";
 export { migrationsFolder } from "./migrations-folder.js";
 export { createPostgresDatabase } from "./open/create-database.js";
-export { openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
+export { type EmbeddedStoreOptions, openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";
 export { migratePostgres, openPostgresStore } from "./open/postgres.js";
 export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";
 export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from "./ready/listener.js";

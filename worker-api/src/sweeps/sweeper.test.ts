@@ -176,7 +176,7 @@ function describeSweeps(name: string, open: () => Promise<Store>) {
   });
 }
 
-describeSweeps("PGlite", () => openInMemoryStore());
+describeSweeps("PGlite", () => openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR }));
 
 describe.skipIf(!postgresAvailable())("Postgres", () => {
   let database: TestDatabase;

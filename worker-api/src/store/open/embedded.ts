@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import * as schema from "@whilly/schema";
 import { drizzle } from "drizzle-orm/pglite";
@@ -10,35 +11,90 @@ import { pgliteReadyListener } from "../ready/listen-pglite.js";
 import type { Store } from "../store.js";
 import { openFailure } from "./open-failure.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
+import { readTemplate, type StoreTemplate, saveTemplate, storeTemplate } from "./template.js";
+
+/** Options of {@link openEmbeddedStore}. */
+export type EmbeddedStoreOptions = {
+  /**
+   * Where a migrated empty store is kept to start new ones from (see {@link StoreTemplate}); none
+   * when `undefined`: every new store then runs PGlite's whole first start.
+   */
+  readonly cacheDir?: string | undefined;
+};
 
 /**
  * Opens the embedded store: PGlite (Postgres compiled to WebAssembly) with its files in `dataDir`
  * (whilly uses `.whilly/pgdata`), migrated on open. This process becomes the directory's one owner
- * until `close()` (see {@link acquireStoreLock}). A new directory takes seconds to initialise and
- * PGlite holds some 350 MB, so open it once per command.
+ * until `close()` (see {@link acquireStoreLock}). A new directory takes seconds to initialise (about
+ * one when `options.cacheDir` holds a template) and PGlite holds some 350 MB, so open it once per
+ * command.
  * @throws {StoreLocked} when another live process has it open.
  * @throws {ConfigurationError} when Postgres cannot start on the directory's files (unreadable,
  *   read-only, damaged, not a store); a file system fault as a Node-shaped system error
  *   (`code`, `path`), see {@link openFailure}.
  */
-export async function openEmbeddedStore(dataDir: string): Promise<Store> {
+export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<Store> {
   const lock = acquireStoreLock(dataDir);
   try {
+    const cacheDir = isNew(dataDir) ? options.cacheDir : undefined;
     mkdirSync(dataDir, { recursive: true });
-    return await openPglite(new PGlite(dataDir), lock);
+    return await openPglite(await startPglite(dataDir, cacheDir), lock);
   } catch (error) {
     lock.release();
     throw openFailure(error, dataDir);
   }
 }
 
-/** An embedded store held in memory only, gone on close: for tests and throwaway runs. */
-export async function openInMemoryStore(): Promise<Store> {
-  return openPglite(new PGlite(), undefined);
+/**
+ * An embedded store held in memory only, gone on close: for tests and throwaway runs. Started from the
+ * template in `options.cacheDir` when there is one.
+ */
+export async function openInMemoryStore(options: EmbeddedStoreOptions = {}): Promise<Store> {
+  return openPglite(await startPglite(undefined, options.cacheDir), undefined);
 }
 
-async function openPglite(client: PGlite, lock: StoreLock | undefined): Promise<Store> {
+/**
+ * A migrated PGlite on `dataDir` (in memory when `undefined`), which must hold nothing when `cacheDir`
+ * is given: started from the template there when there is one; else PGlite's whole first start, kept
+ * as the template for the next. A template PGlite cannot start from is replaced.
+ */
+export async function startPglite(
+  dataDir: string | undefined,
+  cacheDir: string | undefined,
+): Promise<{ client: PGlite; db: Db }> {
+  const template = cacheDir === undefined ? undefined : storeTemplate(cacheDir);
+  const tarball = template === undefined ? undefined : readTemplate(template);
+  if (tarball !== undefined) {
+    try {
+      const client = new PGlite(dataDir ?? "memory://", { loadDataDir: tarball });
+      return { client, db: await migratedPglite(client) };
+    } catch {
+      // A damaged template (or a fault of the directory, which the full start reports): start in
+      // full, which writes a good template again.
+      if (dataDir !== undefined) {
+        for (const entry of readdirSync(dataDir))
+          rmSync(join(dataDir, entry), { recursive: true, force: true });
+      }
+    }
+  }
+  const client = new PGlite(dataDir ?? "memory://");
   const db = await migratedPglite(client);
+  if (template !== undefined) await saveTemplate(client, template);
+  return { client, db };
+}
+
+/** True when `dataDir` holds nothing yet (absent or empty). */
+function isNew(dataDir: string): boolean {
+  try {
+    return readdirSync(dataDir).length === 0;
+  } catch (error) {
+    // Any other fault (not a directory, no permission) is left to the ordinary start to report.
+    return (error as { code?: unknown }).code === "ENOENT";
+  }
+}
+
+async function openPglite(started: { client: PGlite; db: Db }, lock: StoreLock | undefined): Promise<Store> {
+  const { client, db } = started;
   return createStore(db, {
     driver: "pglite",
     listenForReady: pgliteReadyListener(client),

@@ -112,7 +112,7 @@ function describeReadySignals(
 }
 
 describeReadySignals("PGlite", async () => {
-  const store = await openInMemoryStore();
+  const store = await openInMemoryStore({ cacheDir: process.env.WHILLY_CACHE_DIR });
   return { store, done: () => store.close() };
 });
 

@@ -1,11 +1,10 @@
-import { PGlite } from "@electric-sql/pglite";
 import * as schema from "@whilly/schema";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
-import { migratedPglite } from "../open/embedded.js";
+import { startPglite } from "../open/embedded.js";
 import type { Store } from "../store.js";
 
 /** One database for a test file, emptied before each test. */
@@ -16,10 +15,12 @@ export type StoreFixture = {
   close(): Promise<void>;
 };
 
-/** An in-memory PGlite, migrated once. */
+/**
+ * An in-memory PGlite, migrated once; started from the template in `WHILLY_CACHE_DIR` (which the test
+ * run's global setup makes) when it is set.
+ */
 export async function openPgliteFixture(): Promise<StoreFixture> {
-  const client = new PGlite();
-  const db = await migratedPglite(client);
+  const { client, db } = await startPglite(undefined, process.env.WHILLY_CACHE_DIR || undefined);
   return fixture(db, "pglite", () => client.close());
 }
 
