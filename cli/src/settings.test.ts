@@ -18,6 +18,16 @@ describe("CLI settings", () => {
     });
   });
 
+  it("keeps its cache in WHILLY_CACHE_DIR, else XDG_CACHE_HOME/whilly, else ~/.cache/whilly; off or no home: none", () => {
+    expect(parseCliSettings({ HOME: "/home/u" }).cacheDir).toBe("/home/u/.cache/whilly");
+    expect(parseCliSettings({ HOME: "/home/u", XDG_CACHE_HOME: "/var/c" }).cacheDir).toBe("/var/c/whilly");
+    // A relative XDG_CACHE_HOME is invalid by its specification and ignored.
+    expect(parseCliSettings({ HOME: "/home/u", XDG_CACHE_HOME: "c" }).cacheDir).toBe("/home/u/.cache/whilly");
+    expect(parseCliSettings({ HOME: "/home/u", WHILLY_CACHE_DIR: "/tmp/wc" }).cacheDir).toBe("/tmp/wc");
+    expect(parseCliSettings({ HOME: "/home/u", WHILLY_CACHE_DIR: "off" }).cacheDir).toBeUndefined();
+    expect(parseCliSettings({}).cacheDir).toBeUndefined();
+  });
+
   it("reads the retry and limit backoffs as durations with a unit, a bare number in seconds", () => {
     const s = parseCliSettings({
       WHILLY_RETRY_BACKOFF: "200ms",
