@@ -21,7 +21,7 @@ const CHILD = `
 import { openEmbeddedStore } from ${JSON.stringify(storeIndex)};
 const [dataDir, mode] = process.argv.slice(2);
 try {
-  const store = await openEmbeddedStore(dataDir);
+  const store = await openEmbeddedStore(dataDir, { cacheDir: process.env.WHILLY_CACHE_DIR });
   if (mode === "hold") {
     await store.createPlan({ id: "from-child", name: "written before kill -9" });
     process.stdout.write("open\\n");
@@ -97,7 +97,7 @@ describe("openEmbeddedStore", () => {
   }, 120_000);
 
   it("gives a second process a clear StoreLocked message naming this process", async () => {
-    const store = await openEmbeddedStore(dataDir);
+    const store = await openEmbeddedStore(dataDir, { cacheDir: process.env.WHILLY_CACHE_DIR });
     try {
       const second = startChild("try");
       expect(await second.exited).toBe(3);
@@ -122,7 +122,7 @@ describe("openEmbeddedStore", () => {
     await holder.exited;
     expect(existsSync(lockPathFor(dataDir))).toBe(true);
 
-    const store = await openEmbeddedStore(dataDir);
+    const store = await openEmbeddedStore(dataDir, { cacheDir: process.env.WHILLY_CACHE_DIR });
     try {
       expect((await store.getPlan("from-child"))?.name).toBe("written before kill -9");
     } finally {
