@@ -1,7 +1,8 @@
+import { InvalidInput } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { parseExposition, seriesKey } from "../../../../test/support/prometheus-text.js";
 import { createTokenAuth } from "../../auth/token-auth.js";
-import { TASK_DURATION_BOUNDS_SECONDS } from "../../metrics/families.js";
+import { metricsQuery, TASK_DURATION_BOUNDS_SECONDS } from "../../metrics/families.js";
 import { claimAs, plan, task } from "../../store/contract/helpers.contract.js";
 import type { Store } from "../../store/store.js";
 import { setLastAttemptSeconds } from "../../store/testing/attempt-time.js";
@@ -64,6 +65,19 @@ export function describeMetricsRoute(name: string, fixture: () => StoreFixture):
       const after = (await parseExposition((await scrape(store)).text)).samples;
       const left = Object.fromEntries(Object.entries(expected).filter(([key]) => !key.includes('"gone"')));
       expect(Object.fromEntries(after)).toEqual(left);
+    });
+
+    it("refuses a malformed query before reading anything", async () => {
+      const store = await fixture().fresh();
+      const query = metricsQuery(120_000);
+      for (const bad of [
+        { ...query, onlineWithinMs: -1 },
+        { ...query, onlineWithinMs: 0.5 },
+        { ...query, durationBoundsSeconds: [5, 1] },
+        { ...query, durationBoundsSeconds: [1, Number.POSITIVE_INFINITY] },
+      ]) {
+        await expect(store.readMetrics(bad)).rejects.toBeInstanceOf(InvalidInput);
+      }
     });
 
     it("serves the families with no series when nothing is stored", async () => {

@@ -49,8 +49,8 @@ export type StoreMetrics = {
 };
 
 /**
- * Reads every number `GET /metrics` serves in two statements: the plans with their task counts, spend
- * and budget (plus the workers online), then the attempts from the audit log (`attempt-counts.ts`).
+ * Reads every number `GET /metrics` serves in two statements: the attempts from the audit log
+ * (`attempt-counts.ts`), then the plans with their task counts, spend and budget, and the workers online.
  * Both are aggregates; each plan's task counts are read through the `tasks` primary key, and the
  * audit log through the partial index `events_attempts`, so a scrape reads no task text or output.
  * The two statements run apart, not in one snapshot: a scrape may see a claim in one and not the other.
@@ -60,6 +60,8 @@ export async function readMetrics(db: Db, query: MetricsQuery): Promise<StoreMet
   if (!Number.isSafeInteger(query.onlineWithinMs) || query.onlineWithinMs < 0) {
     throw new InvalidInput("onlineWithinMs", "a whole number of milliseconds, 0 or more");
   }
+  // The audit log first: it checks the bounds before either statement runs.
+  const counted = await readAttemptCounts(db, query);
   const result = await db.execute(sql`
     SELECT w.online, p.id AS plan_id, p.budget_usd::text AS budget_usd, p.spent_usd::text AS spent_usd,
       s.status, s.blocked, s.n, s.attempts
@@ -77,8 +79,10 @@ export async function readMetrics(db: Db, query: MetricsQuery): Promise<StoreMet
     ORDER BY p.id, s.status, s.blocked
   `);
   const rows = rawRows(result);
-  const counted = await readAttemptCounts(db, query);
-  const byPlan = new Map<string, PlanMetrics & { tasks: TaskCount[]; attempts: number }>();
+  const byPlan = new Map<
+    string,
+    Omit<PlanMetrics, "tasks" | "attempts"> & { tasks: TaskCount[]; attempts: number }
+  >();
   for (const row of rows) {
     if (row.plan_id === null || row.plan_id === undefined) continue;
     const planId = String(row.plan_id);
