@@ -30,8 +30,8 @@ const COUNTED = [EVENT_TYPES.claim, EVENT_TYPES.complete, EVENT_TYPES.fail] as c
  * Counts each plan's claims, completions and failures (by reason, unknown reasons folded into
  * `otherReason`), and buckets each finished attempt's duration, in one aggregate over the audit log's
  * `CLAIM`, `COMPLETE` and `FAIL` events. An attempt's duration runs from its task's latest `CLAIM`
- * before the finish event; a finish with no claim before it (its claim's event lost to an older
- * whilly's import) is counted but not timed. The statement reads the partial index `events_attempts`
+ * before the finish event (so a claim given back does not count: the claim after it starts the
+ * attempt); a finish with no `CLAIM` before it is counted but not timed. The statement reads the partial index `events_attempts`
  * (`plan_id, task_id, id` of those three types), which also hands the window its order, so no sort.
  * @returns the counts of every plan that has such events, by plan id.
  * @throws {InvalidInput} for bounds that are not finite and ascending.
