@@ -269,7 +269,8 @@ export type ForbiddenReason =
   | "worker_id_mismatch"
   | "read_only_token"
   | "repository_not_allowed"
-  | "issue_of_another_repository";
+  | "issue_of_another_repository"
+  | "worker_token";
 
 /** Valid credentials that may not do this (HTTP 403); `reason` is the envelope's `error_code`. */
 export class Forbidden extends WhillyError {

@@ -327,6 +327,11 @@ export const events = pgTable(
   },
   (t) => [
     index("events_plan_id_id").on(t.planId, t.id),
+    // GET /metrics counts each plan's attempts and times them (a finish against its task's claim
+    // before it) from these three event types, read in this order.
+    index("events_attempts")
+      .on(t.planId, t.taskId, t.id)
+      .where(sql`${t.eventType} IN ('CLAIM', 'COMPLETE', 'FAIL')`),
     uniqueIndex("events_idempotency_key_unique")
       .on(t.idempotencyKey)
       .where(sql`${t.idempotencyKey} IS NOT NULL`),

@@ -4,6 +4,8 @@
  * runners (which run checks and build the retry prompt) and the read API. See docs/verification.md.
  */
 
+import type { AgentFailureReason } from "../agent-result/outcome.js";
+
 /**
  * How a DONE task was accepted: `passed` when every runnable check passed, `unverified` when the task
  * had no runnable check and DONE rests on the agent's word.
@@ -71,3 +73,43 @@ export function retryBackoffMs(attempt: number, baseMs: number, capMs: number): 
   const exponent = Math.max(0, Math.min(attempt - 1, 30));
   return Math.min(capMs, baseMs * 2 ** exponent);
 }
+
+/** Every {@link AgentFailureReason}, as values: the list below must name each one (checked at compile time). */
+const AGENT_FAILURE_REASONS = [
+  "agent_unavailable",
+  "spawn_failed",
+  "timeout",
+  "stalled",
+  "aborted",
+  "rate_limited",
+  "killed",
+  "nonzero_exit",
+  "no_output",
+  "parse_error",
+  "max_turns",
+  "max_budget",
+  "error_subtype",
+  "is_error",
+  "permission_denied",
+  "empty_result",
+  "no_marker",
+] as const satisfies readonly AgentFailureReason[];
+
+// A reason added to AgentFailureReason but not above fails to compile here.
+const everyAgentReason: Exclude<AgentFailureReason, (typeof AGENT_FAILURE_REASONS)[number]> extends never
+  ? true
+  : false = true;
+void everyAgentReason;
+
+/**
+ * The fail reasons whilly's own workers send (`POST /tasks/{id}/fail`'s `reason`): the agent outcome's,
+ * whilly's checks' ({@link WHILLY_FAILURE_REASONS}) and `failed`, a failed run with no reason of its own.
+ * The protocol lets any client send any text, so whatever reads reasons as a closed set (the `reason`
+ * label of `whilly_fails_total`) counts others under {@link OTHER_FAIL_REASON}.
+ */
+export const KNOWN_FAIL_REASONS: readonly string[] = [
+  ...new Set<string>([...AGENT_FAILURE_REASONS, ...Object.values(WHILLY_FAILURE_REASONS), "failed"]),
+].sort();
+
+/** Where a reason outside {@link KNOWN_FAIL_REASONS} is counted. */
+export const OTHER_FAIL_REASON = "other";

@@ -4,6 +4,7 @@ import type { AppDeps } from "./deps.js";
 import { errorResponse } from "./http-errors.js";
 import { readerCredential } from "./reader.js";
 import { healthRoutes } from "./routes/health.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { planRoutes } from "./routes/plans.js";
 import { taskRoutes } from "./routes/tasks.js";
@@ -11,7 +12,7 @@ import { workerRoutes } from "./routes/workers.js";
 
 /**
  * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the
- * read API under `/api/v1` and `GET /openapi.json` (both for readers only: see `readerCredential`),
+ * read API under `/api/v1`, `GET /openapi.json` and `GET /metrics` (for readers only: see `readerCredential`),
  * over the injected store and auth. The same app runs in-process
  * (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
  * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}` (docs/protocol.md).
@@ -23,6 +24,8 @@ export function createApp(deps: AppDeps) {
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
     .use("/openapi.json", readerCredential(deps))
+    .use("/metrics", readerCredential(deps, { workers: "forbid" }))
+    .route("/metrics", metricsRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
     .route("/openapi.json", openApiRoutes());
   app.onError((err, c) => errorResponse(err, c, deps.log));

@@ -1,4 +1,5 @@
 import type { RetryBackoff } from "@whilly/core";
+import type { DurationHistogram } from "../metrics/histogram.js";
 import type { AuthPort, EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 
@@ -36,6 +37,12 @@ export type AppDeps = {
   log?: Logger;
   /** Aborted when the host shuts down: parked claims answer 204 at once and new ones do not park. */
   stopping?: AbortSignal;
+  /**
+   * Where claims record how long they took to answer (seconds), parked waits included: served by
+   * `GET /metrics` as `whilly_claim_long_poll_duration_seconds`. Kept in process memory, so a host
+   * whose memory is per isolate (Workers) leaves it out and the metric is absent there.
+   */
+  claimWaits?: DurationHistogram;
   /**
    * The host's own secret values (its tokens, its database URL's password), hidden, besides the
    * well-known token shapes, in whatever workers send to be kept and in what the read API serves.

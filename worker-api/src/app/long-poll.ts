@@ -32,6 +32,8 @@ export type Claimed = { readonly task: ClaimedTask; readonly plan: PlanRecord | 
  *   what it found was a ready task it cannot run (docs/agents.md#routing): then it wakes the next
  *   parked claim, whose worker may, once per request.
  * - When the host is stopping (`deps.stopping`), parked claims answer at once and new ones do not park.
+ * - How long a claim that answered (200 or 204) took, parked waits included, goes to `deps.claimWaits`
+ *   when the host keeps one (`GET /metrics`).
  * @returns the claimed task and its plan, or `undefined` for 204.
  * @throws {Unauthorized} @throws {Forbidden} as {@link asPresentedWorker} does.
  */
@@ -50,8 +52,11 @@ export async function claimWithinBound(
   const stop = () => interrupt.abort();
   gone.addEventListener("abort", stop, { once: true });
   const unsubscribe = stopping ? onSharedAbort(stopping, stop) : undefined;
+  const began = Date.now();
   try {
-    return await pollUntilClaimed(deps, c, body, deadline, gone, interrupt.signal);
+    const claimed = await pollUntilClaimed(deps, c, body, deadline, gone, interrupt.signal);
+    deps.claimWaits?.observe((Date.now() - began) / 1000);
+    return claimed;
   } finally {
     gone.removeEventListener("abort", stop);
     unsubscribe?.();

@@ -7,6 +7,7 @@ import type { AuthPort, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { inProcessAuth } from "./in-process.js";
+import { mintReadToken } from "./read-token.js";
 import { sha256Hex } from "./secrets.js";
 import { deriveSigningKey } from "./signing-key.js";
 import { createTokenAuth } from "./token-auth.js";
@@ -289,6 +290,63 @@ describe("the auth matrix", () => {
     const first = await register(app(createTokenAuth({ bootstrapToken: BOOTSTRAP, signingSecret: secret })));
     const rotated = app(createTokenAuth({ bootstrapToken: "rotated-bootstrap", signingSecret: secret }));
     expect((await claim(rotated, first.worker_id, `Bearer ${first.token}`)).status).toBe(200);
+  });
+});
+
+describe("GET /metrics", () => {
+  const ADMIN = "admin-token-for-the-auth-matrix";
+  const scrape = async (a: ReturnType<typeof app>, authorization?: string) => {
+    const response = await a.request("/metrics", authorization ? { headers: { authorization } } : {});
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text };
+  };
+  const envelope = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+  it("no token 401, read-only token 200, worker token 403, admin token 200; fails closed", async () => {
+    const a = app(
+      createTokenAuth({ bootstrapToken: BOOTSTRAP, legacyToken: LEGACY, adminToken: ADMIN, log }),
+    );
+    const worker = await register(a);
+    const read = await mintReadToken();
+    await store.createReadToken({ id: read.id, tokenHash: read.tokenHash });
+
+    const none = await scrape(a);
+    expect401(
+      { ...none, body: envelope(none.text) },
+      "missing_or_invalid_read_token",
+      "missing bearer token",
+    );
+    const readOnly = await scrape(a, `Bearer ${read.token}`);
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.text).toContain('whilly_tasks{plan_id="p",status="ready"} 2');
+    const workerReply = await scrape(a, `Bearer ${worker.token}`);
+    expect(workerReply.status).toBe(403);
+    expect(envelope(workerReply.text)).toEqual({
+      error_code: "worker_token",
+      detail: "a worker's bearer is not a read credential",
+      task_id: null,
+    });
+    expect((await scrape(a, `Bearer ${ADMIN}`)).status).toBe(200);
+
+    // The deprecated shared token is a worker credential too; anything else is a 401 serving no
+    // metric: the bootstrap token, a made-up one, revoked ones.
+    expect((await scrape(a, `Bearer ${LEGACY}`)).status).toBe(403);
+    for (const token of [BOOTSTRAP, "not-a-token-at-all"]) {
+      const reply = await scrape(a, `Bearer ${token}`);
+      expect(reply.status, token).toBe(401);
+      expect(reply.text).not.toContain("whilly_");
+    }
+    await store.revokeReadToken(read.id);
+    await store.revokeWorker(worker.worker_id);
+    expect((await scrape(a, `Bearer ${read.token}`)).status).toBe(401);
+    expect((await scrape(a, `Bearer ${worker.token}`)).status).toBe(401);
+    // Anonymous scrapes only where the operator opened reads (WHILLY_PUBLIC_READ=1).
+    const open = app(createTokenAuth({ bootstrapToken: BOOTSTRAP, publicRead: true }));
+    expect((await scrape(open)).status).toBe(200);
+    // No admin token configured and no public reads: nobody reads.
+    expect(
+      (await scrape(app(createTokenAuth({ bootstrapToken: BOOTSTRAP })), `Bearer ${ADMIN}`)).status,
+    ).toBe(401);
   });
 });
 

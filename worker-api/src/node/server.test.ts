@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parseExposition } from "../../../test/support/prometheus-text.js";
 import { inProcessAuth } from "../auth/in-process.js";
 import { plan, task } from "../store/contract/helpers.contract.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
@@ -85,6 +86,24 @@ describe("startNodeServer", () => {
       expect(response.status).toBe(200);
       expect(((await response.json()) as { task: { id: string } }).task.id).toBe("A");
       expect(Date.now() - imported).toBeLessThan(1000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps the claim long poll's histogram in memory and serves it on GET /metrics", async () => {
+    const { server } = await start();
+    try {
+      const planId = newPlanId();
+      await store.importPlan(plan(planId, [task("A")]));
+      expect((await claim(server, "w1", planId)).status).toBe(200);
+      const reply = await fetch(`${server.url}/metrics`);
+      expect(reply.status).toBe(200);
+      const { samples, families } = await parseExposition(await reply.text());
+      expect(families.get("whilly_claim_long_poll_duration_seconds")?.type).toBe("histogram");
+      expect(samples.get('whilly_claim_long_poll_duration_seconds_bucket{le="+Inf"}')).toBe(1);
+      expect(samples.get("whilly_claim_long_poll_duration_seconds_count")).toBe(1);
+      expect(samples.get(`whilly_claims_total{plan_id="${planId}"}`)).toBe(1);
     } finally {
       await server.close();
     }

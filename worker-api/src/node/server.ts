@@ -5,6 +5,7 @@ import { createApp } from "../app/app.js";
 import { CLIENT_GONE_KEY } from "../app/client-gone.js";
 import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
 import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buffer.js";
+import { DurationHistogram, LONG_POLL_BOUNDS_SECONDS } from "../metrics/histogram.js";
 import type { AuthPort, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
@@ -67,6 +68,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     secrets: settings.secrets,
     ...(log ? { log } : {}),
     stopping: stopping.signal,
+    claimWaits: new DurationHistogram(LONG_POLL_BOUNDS_SECONDS),
   });
   // Each request's environment carries its hang-up signal, made only when a route asks (parked claims).
   const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>

@@ -5,6 +5,7 @@ import { appendEvent, appendEvents } from "./events/append-events.js";
 import { listEvents } from "./events/events.js";
 import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
 import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-worker-tasks.js";
+import { readMetrics } from "./metrics/read-metrics.js";
 import { ping } from "./ping.js";
 import { createPlan } from "./plans/create-plan.js";
 import { importPlan } from "./plans/import-plan.js";
@@ -130,6 +131,7 @@ export function createStore(
     findReadTokenByHash: read(findReadTokenByHash),
     listReadTokens: read(listReadTokens),
     revokeReadToken: write(revokeReadToken),
+    readMetrics: read(readMetrics),
     ping: read(ping),
     getTask: read(getTask),
     async close() {

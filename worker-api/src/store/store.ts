@@ -10,6 +10,7 @@ import type {
   WorkerRecord,
 } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
+import type { MetricsQuery, StoreMetrics } from "./metrics/read-metrics.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
 import type { ReadTokenRecord } from "./workers/read-tokens.js";
@@ -17,6 +18,13 @@ import type { RevokeResult } from "./workers/registration.js";
 
 // The port's vocabulary, so callers outside the store name it through the port alone.
 export type { NewEvent } from "./events/insert-events.js";
+export type {
+  AttemptCounts,
+  MetricsQuery,
+  PlanMetrics,
+  StoreMetrics,
+  TaskCount,
+} from "./metrics/read-metrics.js";
 export { BearerNotStored, type PresentedBearer } from "./workers/presented-bearer.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
@@ -133,6 +141,13 @@ export interface Store extends TaskStore {
    * @returns the task released, or `undefined` when the fence no longer matches (nothing changed).
    */
   releaseUnseenClaim(fence: TaskFence & { reason: string }): Promise<TaskRef | undefined>;
+
+  /**
+   * The numbers `GET /metrics` serves, read from the database now (two aggregate statements), so every
+   * replica and every Workers isolate answers the same and a deleted plan's numbers are gone with it.
+   * @throws {InvalidInput} for a bad `query` (see `readMetrics`).
+   */
+  readMetrics(query: MetricsQuery): Promise<StoreMetrics>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;

@@ -123,6 +123,21 @@ export const OPERATIONS: readonly Operation[] = [
     responses: { 200: { description: "The OpenAPI 3.1 document." }, 401: reader401 },
   },
   {
+    method: "get",
+    path: "/metrics",
+    operationId: "metrics",
+    summary: "Prometheus metrics",
+    description:
+      "The Prometheus text format (version 0.0.4, `text/plain`), read from the database per scrape; docs/metrics.md lists every metric.",
+    auth: "reader",
+    responses: {
+      200: { description: "The metrics, in the Prometheus text format." },
+      401: reader401,
+      403: { description: "`worker_token`: a worker's bearer is not a read credential.", body: E },
+      503: unavailable,
+    },
+  },
+  {
     method: "post",
     path: "/workers/register",
     operationId: "registerWorker",

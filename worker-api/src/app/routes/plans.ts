@@ -38,7 +38,7 @@ export function planRoutes(deps: AppDeps) {
       });
       return c.json({ plans: plans.map(toPlanSummaryPayload) });
     })
-    .get("/:planId", readerCredential(deps, { workers: true }), async (c) => {
+    .get("/:planId", readerCredential(deps, { workers: "admit" }), async (c) => {
       const planId = c.req.param("planId");
       const plans = await deps.withStore((store) => store.listPlans());
       const plan = plans.find((p) => p.id === planId);

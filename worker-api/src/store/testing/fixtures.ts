@@ -13,6 +13,8 @@ export type StoreFixture = {
   fresh(): Promise<Store>;
   /** Closes the connection or pool. */
   close(): Promise<void>;
+  /** The database under the stores, for tests that must set what no store operation can (e.g. old timestamps). */
+  readonly db: Db;
 };
 
 /**
@@ -44,5 +46,6 @@ function fixture(db: Db, driver: Store["driver"], close: () => Promise<void>): S
       return createStore(db, { driver, close: async () => {} });
     },
     close,
+    db,
   };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "events_attempts" ON "events" USING btree ("plan_id","task_id","id") WHERE "events"."event_type" IN ('CLAIM', 'COMPLETE', 'FAIL');
