@@ -1,4 +1,10 @@
 export { analyzePlanTriz } from "./analyze.js";
+export {
+  buildContradictionPrompt,
+  type ContradictionAnswer,
+  type ContradictionType,
+  readContradictionAnswer,
+} from "./contradiction.js";
 export { type TrizFindingJson, type TrizReportJson, trizReportJson } from "./json.js";
 export { OVER_ENGINEERING_WORDS } from "./over-engineering.js";
 export { normaliseDescription } from "./overlaps.js";
