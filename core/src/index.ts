@@ -27,4 +27,5 @@ export * from "./system-error.js";
 export * from "./task-status.js";
 export * from "./taskmaster/index.js";
 export * from "./transitions.js";
+export * from "./triz/index.js";
 export * from "./unexpected-error.js";

@@ -10,6 +10,7 @@ import { listCommand } from "./list.js";
 import { prCommand } from "./pr.js";
 import { resetCommand } from "./reset.js";
 import { showCommand } from "./show.js";
+import { trizCommand } from "./triz.js";
 
 /** `whilly plan <verb>`. */
 export function planCommand(y: Argv, ctx: CliContext): Argv {
@@ -25,12 +26,13 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
       listCommand,
       integrateCommand,
       prCommand,
+      trizCommand,
     ]) {
       register(p, ctx);
     }
     return p.demandCommand(
       1,
-      "name a plan verb: import, apply, create, export, show, reset, budget, list, integrate or pr",
+      "name a plan verb: import, apply, create, export, show, reset, budget, list, integrate, pr or triz",
     );
   });
 }

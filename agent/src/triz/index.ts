@@ -1,0 +1,6 @@
+export {
+  askContradiction,
+  type ContradictionReport,
+  DEFAULT_TRIZ_TIMEOUT_MS,
+  TRIZ_EVENT_TYPES,
+} from "./ask-contradiction.js";
