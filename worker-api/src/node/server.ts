@@ -7,6 +7,7 @@ import { type Coordinator, startCoordinator } from "../coordinator/coordinator.j
 import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buffer.js";
 import type { AuthPort, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
+import { DEFAULT_EVENT_STREAM, type StoreEventFeed, startStoreEventFeed } from "../stream/index.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { closeHttpServer, trackConnections } from "./close-http.js";
 import { hangUpSignal } from "./hang-up.js";
@@ -31,6 +32,8 @@ export type NodeServer = {
   readonly url: string;
   readonly coordinator: Coordinator;
   readonly events: EventBuffer;
+  /** What the audit-event streams wait on: the store's event signals, one subscription per server. */
+  readonly eventFeed: StoreEventFeed;
   readonly sweeper: Sweeper;
   /**
    * Shuts down gracefully: parked claims answer 204, sweeps stop, the listener stops accepting and
@@ -53,6 +56,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   const withStore = <T>(use: (s: Store) => Promise<T>) => use(store);
   const stopping = new AbortController();
   const coordinator = await startCoordinator({ store, recheckMs: settings.app.claimRecheckMs, log });
+  let eventFeed: StoreEventFeed;
+  try {
+    const pollMs = (settings.app.events ?? DEFAULT_EVENT_STREAM).pollMs;
+    eventFeed = await startStoreEventFeed({ store, pollMs, log });
+  } catch (error) {
+    await coordinator.close();
+    throw error;
+  }
   const events = createEventBuffer({
     write: (batch) => store.appendEvents(batch),
     maxDelayMs: settings.eventFlushMs,
@@ -63,6 +74,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     auth: options.auth,
     coordinator,
     events,
+    eventFeed,
     settings: settings.app,
     secrets: settings.secrets,
     ...(log ? { log } : {}),
@@ -80,6 +92,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   try {
     await listen(server, options.port ?? 8000, options.host ?? "127.0.0.1");
   } catch (error) {
+    await eventFeed.close();
     await coordinator.close();
     throw error;
   }
@@ -113,6 +126,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     const cut = await closeHttpServer(server, connections, graceMs);
     if (cut > 0) log?.("warn", "server.connections_cut", { connections: cut, grace_ms: graceMs });
     const lost = await events.drain();
+    await eventFeed.close();
     await coordinator.close();
     log?.("info", "server.stopped", { events_lost: lost });
   };
@@ -120,6 +134,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     url,
     coordinator,
     events,
+    eventFeed,
     sweeper,
     close: (graceMs) => {
       closing ??= close(graceMs);
