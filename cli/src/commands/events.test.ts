@@ -14,6 +14,7 @@ import {
 } from "../../../test/support/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 import { parseServerSettings } from "../../../worker-api/src/node/settings.js";
+import { main } from "../main.js";
 
 // `whilly events`: a plan's audit log from the embedded store, from Postgres (following another
 // connection's writes in a real child process until Ctrl-C) and from a control plane's stream.
@@ -62,6 +63,25 @@ describe("whilly events on the embedded store", () => {
       cwd: repo,
     });
     expect(jsonLines(page.out).map((e) => e.id)).toEqual([events[1]?.id]);
+
+    // --follow on the embedded store prints the log, then waits until Ctrl-C (pressed here once it
+    // printed): exit 130.
+    const interrupt = new AbortController();
+    let followedOut = "";
+    const code = await main(["events", "ev", "--follow", "--json"], {
+      out: {
+        write: (text: string) => {
+          followedOut += text;
+          setTimeout(() => interrupt.abort(), 100);
+        },
+      },
+      err: { write: () => true },
+      env: baseEnv({ WHILLY_EVENTS_POLL: "0.05" }),
+      cwd: repo,
+      interrupt: interrupt.signal,
+    });
+    expect(code).toBe(130);
+    expect(jsonLines(followedOut)).toEqual(events);
 
     const missing = await runCli(["events", "nope"], { cwd: repo });
     expect(missing.code).toBe(2);
