@@ -42,7 +42,8 @@ export type OpenEventStreamOptions = {
  * missed (bounded by `replayLimit`, then a `replay_truncated` frame and the end), then delivers every
  * event once it settles, in the feed's no-skip order, each exactly once, with keep-alive comments in
  * between. Frames wait in a bounded queue the client drains; reads stop while it is full, so a slow
- * client costs the database nothing more and memory stays under `maxQueuedBytes` plus one frame.
+ * client costs the database nothing more and memory stays under `maxQueuedBytes` plus one frame and
+ * one page of events (100) read from the database.
  */
 export function openEventStream(options: OpenEventStreamOptions): ReadableStream<Uint8Array> {
   const stop = new AbortController();

@@ -19,7 +19,10 @@ export type StoreEventFeedOptions = {
 export type StoreEventFeed = EventFeed & {
   /** Whether committed events wake waits at once (the store listens); otherwise only the poll does. */
   readonly listens: boolean;
-  /** Stops listening; pending and later waits resolve at once. */
+  /**
+   * Stops listening: pending waits resolve at once, later ones after the poll interval (a stream still
+   * open then only polls, it never spins).
+   */
   close(): Promise<void>;
 };
 
@@ -53,7 +56,7 @@ export async function startStoreEventFeed(options: StoreEventFeedOptions): Promi
     head: (planId) => store.settledHead(planId),
     read: (after, limit, planId) => store.readSettledEvents(after, { planId, limit }),
     wait(planId, signal) {
-      if (closed || signal.aborted) return Promise.resolve();
+      if (signal.aborted) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const waiter: Waiter = { planId, wake: () => done() };
         const timer = setTimeout(() => done(), pollMs);
@@ -64,7 +67,7 @@ export async function startStoreEventFeed(options: StoreEventFeedOptions): Promi
           resolve();
         };
         signal.addEventListener("abort", done, { once: true });
-        waiters.add(waiter);
+        if (!closed) waiters.add(waiter);
       });
     },
     async close() {
