@@ -112,7 +112,7 @@ module.exports = {
       severity: "error",
       comment:
         "auth, the coordinator, the event buffer and the sweeps serve the HTTP layer and the hosts, never import them; they meet the HTTP layer in the port types (worker-api/src/ports).",
-      from: { path: "^worker-api/src/(auth|coordinator|events-buffer|sweeps)/", pathNot: TEST_CODE },
+      from: { path: "^worker-api/src/(auth|coordinator|events-buffer|stream|sweeps)/", pathNot: TEST_CODE },
       to: { path: ["^worker-api/src/app/", "^worker-api/src/node/", "^worker-api/src/cloudflare/"] },
     },
     {

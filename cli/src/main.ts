@@ -1,6 +1,7 @@
 import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
 import { dbCommand } from "./commands/db.js";
+import { eventsCommand } from "./commands/events.js";
 import { forgeCommand } from "./commands/forge/index.js";
 import { initCommand } from "./commands/init/index.js";
 import { planCommand } from "./commands/plan/index.js";
@@ -59,6 +60,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     planCommand,
     runCommand,
     dbCommand,
+    eventsCommand,
     serverCommand,
     workerCommand,
     tokenCommand,

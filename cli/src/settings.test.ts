@@ -15,7 +15,15 @@ describe("CLI settings", () => {
       limitBackoffMs: 60_000,
       limitBackoffMaxMs: 21_600_000,
       secrets: [],
+      eventsPollMs: 1000,
     });
+  });
+
+  it("reads the events poll in seconds and names a bad one", () => {
+    expect(parseCliSettings({ WHILLY_EVENTS_POLL: "0.2" }).eventsPollMs).toBe(200);
+    expect(() => parseCliSettings({ WHILLY_EVENTS_POLL: "never" })).toThrow(
+      /WHILLY_EVENTS_POLL must be a positive number of seconds/,
+    );
   });
 
   it("keeps its cache in WHILLY_CACHE_DIR, else XDG_CACHE_HOME/whilly, else ~/.cache/whilly; off or no home: none", () => {

@@ -86,6 +86,11 @@ export type CliSettings = {
    * `WHILLY_CACHE_DIR=off` or no home directory (nothing is cached).
    */
   readonly cacheDir: string | undefined;
+  /**
+   * How long `whilly events --follow` waits without a signal before it reads again (ms): after a lost
+   * notification, and on `--connect` before reconnecting. From `WHILLY_EVENTS_POLL` (s), default 1 s.
+   */
+  readonly eventsPollMs: number;
 };
 
 /**
@@ -94,7 +99,8 @@ export type CliSettings = {
  * `WHILLY_HEARTBEAT_INTERVAL` (seconds, shorter than the lease) and `WHILLY_PROGRESS_INTERVAL` (seconds
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
- * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`). Durations are read as the control
+ * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`); `WHILLY_EVENTS_POLL` (seconds,
+ * default 1, at most an hour). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -114,6 +120,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const leaseMs = seconds("WHILLY_VISIBILITY_TIMEOUT", DEFAULT_LEASE_MS, MAX_LEASE_MS);
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
+  const eventsPollMs = seconds("WHILLY_EVENTS_POLL", 1000, 3_600_000);
   const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
     readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
   // A retry may come at once (0); a provider limit always pauses a little.
@@ -142,6 +149,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     limitBackoffMaxMs: Math.max(limitBackoffMaxMs, limitBackoffMs),
     secrets: secretValuesOf(env),
     cacheDir: cacheDirOf(env),
+    eventsPollMs,
   };
 }
 

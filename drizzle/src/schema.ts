@@ -42,6 +42,12 @@ const idText = customType<{ data: string; driverData: string }>({
 });
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
+/**
+ * A 64-bit transaction id (`xid8`, never wraps), read as its decimal text: the drivers return it so,
+ * and it may pass 2^53.
+ */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
+
 /** The statuses a task may hold; the same six, in the same order, as core's `TASK_STATUSES`. */
 export const STATUS_SQL_LIST = "'PENDING', 'CLAIMED', 'IN_PROGRESS', 'DONE', 'FAILED', 'SKIPPED'";
 /** The priorities, most urgent first, as core's `PRIORITIES`. */
@@ -324,6 +330,12 @@ export const events = pgTable(
     detail: jsonb("detail").$type<JsonObject>(),
     createdAt: instant("created_at").notNull().defaultNow(),
     idempotencyKey: text("idempotency_key"),
+    /**
+     * The writing transaction's id, set by the database at insert. Ids come from a sequence before
+     * commit, so a later id can commit first; the event stream delivers in `(xid, id)` order and only
+     * events of transactions older than every open one, an order a late commit cannot land behind.
+     */
+    xid: xid8("xid").notNull().default(sql`pg_current_xact_id()`),
   },
   (t) => [
     index("events_plan_id_id").on(t.planId, t.id),
@@ -332,6 +344,8 @@ export const events = pgTable(
     index("events_attempts")
       .on(t.planId, t.taskId, t.id)
       .where(sql`${t.eventType} IN ('CLAIM', 'COMPLETE', 'FAIL')`),
+    index("events_plan_id_xid_id").on(t.planId, t.xid, t.id),
+    index("events_xid_id").on(t.xid, t.id),
     uniqueIndex("events_idempotency_key_unique")
       .on(t.idempotencyKey)
       .where(sql`${t.idempotencyKey} IS NOT NULL`),

@@ -20,6 +20,7 @@ describe("the Worker's settings", () => {
         claimRecheckMs: 5_000,
         retryBackoff: { baseMs: 30_000, capMs: 600_000 },
         heartbeatTimeoutMs: 120_000,
+        events: { keepAliveMs: 15_000, pollMs: 1000, maxQueuedBytes: 262_144, replayLimit: 1000 },
       },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,

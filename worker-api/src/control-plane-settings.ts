@@ -16,6 +16,7 @@ import type { OidcSettings } from "./auth/oidc.js";
 import { readOidcSettings } from "./auth/oidc-settings.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
+import { readEventStreamConfig } from "./stream/settings.js";
 
 /** A long poll never parks longer than this (ms): the protocol's ceiling, under common proxy timeouts. */
 export const MAX_CLAIM_WAIT_MS = 30_000;
@@ -78,6 +79,8 @@ export type { StringEnv };
  * - `WHILLY_CLAIM_RECHECK` (s, default 5): how often a plan's parked claims re-check the database when
  *   no signal came; longer than the claim timeout means never within one wait.
  * - `WHILLY_EVENT_FLUSH_MS` (ms, default 100, at most 60000): the event buffer's flush delay.
+ * - `WHILLY_EVENTS_KEEPALIVE` (s, default 15), `WHILLY_EVENTS_POLL` (s, default 1),
+ *   `WHILLY_EVENTS_MAX_QUEUED` (bytes, default 262144): the audit-event streams (see `readEventStreamConfig`).
  * - `WHILLY_RETRY_BACKOFF` (default 30s, 0 allowed) and `WHILLY_RETRY_BACKOFF_MAX` (default 10m, not
  *   below it): a failed attempt's retry waits the first after attempt 1, doubling per attempt up to the
  *   second (docs/retries.md). Bare numbers are seconds; `1500ms`, `90s`, `30m`, `1h` also work.
@@ -137,6 +140,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
     claimWaitMs: duration("WHILLY_CLAIM_TIMEOUT", MAX_CLAIM_WAIT_MS, 1000, MAX_CLAIM_WAIT_MS),
     claimRecheckMs: duration("WHILLY_CLAIM_RECHECK", 5000, 1000),
     retryBackoff: readRetryBackoff(env, problems),
+    events: readEventStreamConfig(env, problems),
   };
   const heartbeatTimeoutMs = duration("WHILLY_HEARTBEAT_TIMEOUT", DEFAULT_HEARTBEAT_TIMEOUT_MS, 1000);
   return {

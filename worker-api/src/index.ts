@@ -6,4 +6,5 @@ export * from "./events-buffer/index.js";
 export * from "./node/index.js";
 export type { AuthPort, Caller, EventSink, Logger, WorkCoordinator } from "./ports/index.js";
 export * from "./store/index.js";
+export * from "./stream/index.js";
 export * from "./sweeps/index.js";

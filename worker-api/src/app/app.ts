@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.js";
 import { errorResponse } from "./http-errors.js";
 import { readerCredential } from "./reader.js";
+import { eventRoutes } from "./routes/event-stream.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
@@ -27,6 +28,7 @@ export function createApp(deps: AppDeps) {
     .use("/metrics", readerCredential(deps, { workers: "forbid" }))
     .route("/metrics", metricsRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
+    .route("/api/v1/events", eventRoutes(deps))
     .route("/openapi.json", openApiRoutes());
   app.onError((err, c) => errorResponse(err, c, deps.log));
   app.notFound((c) =>

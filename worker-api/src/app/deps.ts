@@ -2,6 +2,7 @@ import type { RetryBackoff } from "@whilly/core";
 import type { DurationHistogram } from "../metrics/histogram.js";
 import type { AuthPort, EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
+import type { EventFeed, EventStreamConfig } from "../stream/index.js";
 
 /** Control-plane settings. Durations are ms. */
 export type AppSettings = {
@@ -22,6 +23,8 @@ export type AppSettings = {
    * `DEFAULT_HEARTBEAT_TIMEOUT_MS`.
    */
   readonly heartbeatTimeoutMs?: number | undefined;
+  /** The audit-event streams' keep-alive, poll, per-client queue and replay bound; default `DEFAULT_EVENT_STREAM`. */
+  readonly events?: EventStreamConfig | undefined;
 };
 
 /** Everything the control plane needs, injected by each runtime's entry point. */
@@ -31,6 +34,11 @@ export type AppDeps = {
   auth: AuthPort;
   /** Parks long polls; without one a claim with nothing ready answers 204 at once. */
   coordinator?: WorkCoordinator;
+  /**
+   * What the audit-event streams read and wait on (on Node: the store's event signals); without one
+   * they read through `withStore` and wait by polling (`settings.events.pollMs`).
+   */
+  eventFeed?: EventFeed;
   /** Where non-transition events go; without one they are written directly. */
   events?: EventSink;
   settings: AppSettings;

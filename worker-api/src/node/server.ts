@@ -8,6 +8,7 @@ import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buff
 import { DurationHistogram, LONG_POLL_BOUNDS_SECONDS } from "../metrics/histogram.js";
 import type { AuthPort, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
+import { DEFAULT_EVENT_STREAM, type StoreEventFeed, startStoreEventFeed } from "../stream/index.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { closeHttpServer, trackConnections } from "./close-http.js";
 import { hangUpSignal } from "./hang-up.js";
@@ -32,6 +33,8 @@ export type NodeServer = {
   readonly url: string;
   readonly coordinator: Coordinator;
   readonly events: EventBuffer;
+  /** What the audit-event streams wait on: the store's event signals, one subscription per server. */
+  readonly eventFeed: StoreEventFeed;
   readonly sweeper: Sweeper;
   /**
    * Shuts down gracefully: parked claims answer 204, sweeps stop, the listener stops accepting and
@@ -54,6 +57,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   const withStore = <T>(use: (s: Store) => Promise<T>) => use(store);
   const stopping = new AbortController();
   const coordinator = await startCoordinator({ store, recheckMs: settings.app.claimRecheckMs, log });
+  let eventFeed: StoreEventFeed;
+  try {
+    const pollMs = (settings.app.events ?? DEFAULT_EVENT_STREAM).pollMs;
+    eventFeed = await startStoreEventFeed({ store, pollMs, log });
+  } catch (error) {
+    await coordinator.close();
+    throw error;
+  }
   const events = createEventBuffer({
     write: (batch) => store.appendEvents(batch),
     maxDelayMs: settings.eventFlushMs,
@@ -64,6 +75,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     auth: options.auth,
     coordinator,
     events,
+    eventFeed,
     settings: settings.app,
     secrets: settings.secrets,
     ...(log ? { log } : {}),
@@ -82,6 +94,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   try {
     await listen(server, options.port ?? 8000, options.host ?? "127.0.0.1");
   } catch (error) {
+    await eventFeed.close();
     await coordinator.close();
     throw error;
   }
@@ -115,6 +128,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     const cut = await closeHttpServer(server, connections, graceMs);
     if (cut > 0) log?.("warn", "server.connections_cut", { connections: cut, grace_ms: graceMs });
     const lost = await events.drain();
+    await eventFeed.close();
     await coordinator.close();
     log?.("info", "server.stopped", { events_lost: lost });
   };
@@ -122,6 +136,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     url,
     coordinator,
     events,
+    eventFeed,
     sweeper,
     close: (graceMs) => {
       closing ??= close(graceMs);

@@ -15,6 +15,7 @@ describe("parseServerSettings", () => {
         claimRecheckMs: 5000,
         retryBackoff: { baseMs: 30_000, capMs: 600_000 },
         heartbeatTimeoutMs: 120_000,
+        events: { keepAliveMs: 15_000, pollMs: 1000, maxQueuedBytes: 262_144, replayLimit: 1000 },
       },
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,
@@ -70,6 +71,30 @@ describe("parseServerSettings", () => {
       500, 100, 20,
     ]);
     expect(settings.auth).toMatchObject({ legacyToken: SHARED, suppressLegacyWarning: true });
+  });
+
+  it("reads the event stream's keep-alive, poll and per-client queue, and names a bad one", () => {
+    const settings = parseServerSettings({
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT,
+      WHILLY_EVENTS_KEEPALIVE: "0.05",
+      WHILLY_EVENTS_POLL: "0.2",
+      WHILLY_EVENTS_MAX_QUEUED: "4096",
+    });
+    expect(settings.app.events).toEqual({
+      keepAliveMs: 50,
+      pollMs: 200,
+      maxQueuedBytes: 4096,
+      replayLimit: 1000,
+    });
+    expect(() =>
+      parseServerSettings({
+        WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT,
+        WHILLY_EVENTS_KEEPALIVE: "soon",
+        WHILLY_EVENTS_MAX_QUEUED: "12",
+      }),
+    ).toThrow(
+      /WHILLY_EVENTS_KEEPALIVE must be a positive number of seconds.*WHILLY_EVENTS_MAX_QUEUED must be a whole number of bytes from 1024/s,
+    );
   });
 
   it("reads the retry backoff with units, 0 allowed, and refuses a cap below the base", () => {

@@ -3,6 +3,7 @@ import type { Db } from "./db.js";
 import { retryOnce, translateError } from "./errors.js";
 import { appendEvent, appendEvents } from "./events/append-events.js";
 import { listEvents } from "./events/events.js";
+import { cursorAfterEvent, readSettledEvents, settledHead } from "./events/settled-events.js";
 import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
 import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-worker-tasks.js";
 import { readMetrics } from "./metrics/read-metrics.js";
@@ -43,10 +44,16 @@ import { listWorkers, upsertWorker } from "./workers/workers.js";
  * or serialization failure ran to no effect, so it is run once more before the error is answered.
  * @param options.close releases the connection, pool or embedded database (and its lock).
  * @param options.listenForReady subscribes to the database's ready signals, where the driver can.
+ * @param options.listenForEvents subscribes to its committed audit events, where the driver can.
  */
 export function createStore(
   db: Db,
-  options: { driver: StoreDriver; close: () => Promise<void>; listenForReady?: ListenForReady },
+  options: {
+    driver: StoreDriver;
+    close: () => Promise<void>;
+    listenForReady?: ListenForReady;
+    listenForEvents?: ListenForReady;
+  },
 ): Store {
   const read = <A extends unknown[], R>(op: (db: Db, ...args: A) => Promise<R>) => {
     return async (...args: A): Promise<R> => {
@@ -74,6 +81,7 @@ export function createStore(
   return {
     driver: options.driver,
     ...(options.listenForReady ? { listenForReady: options.listenForReady } : {}),
+    ...(options.listenForEvents ? { listenForEvents: options.listenForEvents } : {}),
     createPlan: write(createPlan),
     importPlan: write(importPlan),
     getPlan: read(getPlan),
@@ -84,6 +92,9 @@ export function createStore(
     listWaiting: read(listWaiting),
     hasReadyForOthers: read(hasReadyForOthers),
     listEvents: read(listEvents),
+    readSettledEvents: read(readSettledEvents),
+    cursorAfterEvent: read(cursorAfterEvent),
+    settledHead: read(settledHead),
     appendEvent: write(appendEvent),
     appendEvents: write(appendEvents),
     skipTask: write(skipTask),

@@ -8,7 +8,13 @@ export { type EmbeddedStoreOptions, openEmbeddedStore, openInMemoryStore } from 
 export { migratePostgres, openPostgresStore } from "./open/postgres.js";
 export { acquireStoreLock, lockPathFor, type StoreLock } from "./open/store-lock.js";
 export type { ListenForReady, ListenOptions, ReadyHandler, ReadyListener } from "./ready/listener.js";
-export { READY_CHANNEL } from "./ready/signal-ready.js";
-export type { Store, StoreDriver } from "./store.js";
+export { EVENTS_CHANNEL, READY_CHANNEL } from "./ready/signal-ready.js";
+export {
+  type EventCursor,
+  LOG_START,
+  type SettledEvent,
+  type Store,
+  type StoreDriver,
+} from "./store.js";
 export type { ReadTokenRecord } from "./workers/read-tokens.js";
 export { REVOKED_REASON, type RevokeResult } from "./workers/registration.js";

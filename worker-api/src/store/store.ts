@@ -10,6 +10,7 @@ import type {
   WorkerRecord,
 } from "@whilly/core";
 import type { NewEvent } from "./events/insert-events.js";
+import type { EventCursor, SettledEvent } from "./events/settled-events.js";
 import type { MetricsQuery, StoreMetrics } from "./metrics/read-metrics.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
@@ -18,6 +19,7 @@ import type { RevokeResult } from "./workers/registration.js";
 
 // The port's vocabulary, so callers outside the store name it through the port alone.
 export type { NewEvent } from "./events/insert-events.js";
+export { type EventCursor, LOG_START, type SettledEvent } from "./events/settled-events.js";
 export type {
   AttemptCounts,
   MetricsQuery,
@@ -159,4 +161,26 @@ export interface Store extends TaskStore {
    * within its one process. Absent on drivers that cannot hold a listening connection.
    */
   readonly listenForReady?: ListenForReady;
+
+  /**
+   * Audit events after `after` in the no-skip delivery order `(xid, id)`, only those of transactions
+   * older than every open one (see `readSettledEvents`); of one plan when `options.planId` is given.
+   */
+  readSettledEvents(
+    after: EventCursor,
+    options: { planId?: string | undefined; limit: number },
+  ): Promise<SettledEvent[]>;
+
+  /** The cursor just after event `afterId` (an SSE `Last-Event-ID`), see `cursorAfterEvent`. */
+  cursorAfterEvent(afterId: number, planId?: string): Promise<EventCursor>;
+
+  /** The cursor after the last settled event (of `planId` when given): where following new events starts. */
+  settledHead(planId?: string): Promise<EventCursor>;
+
+  /**
+   * Subscribes to committed audit events: the handler gets the plan id of each transaction that wrote
+   * events (one signal per transaction and plan; `undefined` for "any plan", and once on every
+   * (re)connect). Same delivery as {@link Store.listenForReady}; absent where the driver cannot listen.
+   */
+  readonly listenForEvents?: ListenForReady;
 }

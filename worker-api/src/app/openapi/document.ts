@@ -96,9 +96,11 @@ function operationObject(op: Operation): Record<string, unknown> {
   for (const [status, response] of Object.entries(op.responses)) {
     responses[status] = {
       description: response.description,
-      ...(response.body === undefined
-        ? {}
-        : { content: { "application/json": { schema: ref(response.body) } } }),
+      ...(response.stream
+        ? { content: { "text/event-stream": { schema: { type: "string" } } } }
+        : response.body === undefined
+          ? {}
+          : { content: { "application/json": { schema: ref(response.body) } } }),
     };
   }
   return {

@@ -14,8 +14,15 @@ export type OperationAuth =
   | "reader_or_oidc"
   | "plan_writer";
 
-/** A response: its description and, unless it has no body, the component schema of the body. */
-export type OperationResponse = { readonly description: string; readonly body?: ComponentName };
+/**
+ * A response: its description and, unless it has no body, the component schema of the body; `stream`
+ * for a `text/event-stream` body (frames described in the description).
+ */
+export type OperationResponse = {
+  readonly description: string;
+  readonly body?: ComponentName;
+  readonly stream?: true;
+};
 
 /** A query parameter (path parameters are read from the path): a whole number, or a string by pattern. */
 export type QueryParameter = {
@@ -324,4 +331,33 @@ export const OPERATIONS: readonly Operation[] = [
       503: unavailable,
     },
   },
+  eventStream("/api/v1/plans/{planId}/events/stream", "streamPlanEvents", "A plan's audit events, live"),
+  eventStream("/api/v1/events/stream", "streamEvents", "Every plan's audit events, live"),
 ];
+
+/** The two server-sent-event streams of the audit log share their parameters and answers. */
+function eventStream(path: string, operationId: string, summary: string): Operation {
+  return {
+    method: "get",
+    path,
+    operationId,
+    summary,
+    description:
+      "Server-sent events: each audit event once it is committed (`id:` the event id, `data:` the event as in the events page, plus `worker_id`), a `: keep-alive` comment when idle, and after a replay of more than 1,000 events a `replay_truncated` frame and the end. A `Last-Event-ID` header (or `after`) replays what followed that event; without either only new events come.",
+    auth: "reader",
+    query: [
+      {
+        name: "after",
+        description: "Replay the events after this event id (as `Last-Event-ID`).",
+        minimum: 0,
+      },
+    ],
+    responses: {
+      200: { description: "A `text/event-stream` of the audit log.", stream: true },
+      401: reader401,
+      ...(path.includes("{planId}") ? { 404: planMissing } : {}),
+      422: invalid,
+      503: unavailable,
+    },
+  };
+}

@@ -4,6 +4,7 @@ import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
 import { readerCredential } from "../reader.js";
+import { eventStreamHandler } from "./event-stream.js";
 import { authorizeIssueLookup, createPlanHandler } from "./plan-create.js";
 
 /** Default and largest page of `GET /api/v1/plans/{id}/events`. */
@@ -63,6 +64,7 @@ export function planRoutes(deps: AppDeps) {
         })),
       });
     })
+    .get("/:planId/events/stream", reader, eventStreamHandler(deps, "plan"))
     .get("/:planId/events", reader, async (c) => {
       const planId = c.req.param("planId");
       const after = queryInteger(c.req.query("after"), "after", 0, Number.MAX_SAFE_INTEGER, 0);

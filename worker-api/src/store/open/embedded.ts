@@ -8,6 +8,7 @@ import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
 import { applyMigrations } from "../migrate.js";
 import { pgliteReadyListener } from "../ready/listen-pglite.js";
+import { EVENTS_CHANNEL } from "../ready/signal-ready.js";
 import type { Store } from "../store.js";
 import { openFailure } from "./open-failure.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
@@ -98,6 +99,7 @@ async function openPglite(started: { client: PGlite; db: Db }, lock: StoreLock |
   return createStore(db, {
     driver: "pglite",
     listenForReady: pgliteReadyListener(client),
+    listenForEvents: pgliteReadyListener(client, EVENTS_CHANNEL),
     close: async () => {
       try {
         await client.close();

@@ -8,6 +8,7 @@ import type { Db } from "../db.js";
 import { translateError } from "../errors.js";
 import { appliedCount, applyMigrations, shippedCount } from "../migrate.js";
 import { postgresReadyListener } from "../ready/listen-postgres.js";
+import { EVENTS_CHANNEL } from "../ready/signal-ready.js";
 import type { Store } from "../store.js";
 import { missingDatabaseError } from "./create-database.js";
 
@@ -46,6 +47,7 @@ export async function openPostgresStore(url: string, options: { max?: number } =
     driver: "postgres",
     close: () => pool.end(),
     listenForReady: postgresReadyListener(url),
+    listenForEvents: postgresReadyListener(url, EVENTS_CHANNEL),
   });
 }
 

@@ -12,10 +12,12 @@ const MAX_RETRY_MS = 5000;
  * connection fails it is reopened with capped exponential backoff; each (re)connect reports
  * `onReady(undefined)`, because signals sent while it was down are lost.
  * @param url the same `postgres://` URL the store's pool uses.
+ * @param channel the channel to listen on: the ready signals by default, or the audit log's
+ *   (`EVENTS_CHANNEL`), whose payloads are plan ids too.
  */
-export function postgresReadyListener(url: string): ListenForReady {
+export function postgresReadyListener(url: string, channel: string = READY_CHANNEL): ListenForReady {
   return async (onReady, options) => {
-    const listener = new PostgresListener(url, onReady, options ?? {});
+    const listener = new PostgresListener(url, channel, onReady, options ?? {});
     await listener.connect();
     return listener;
   };
@@ -29,6 +31,7 @@ class PostgresListener implements ReadyListener {
 
   constructor(
     private readonly url: string,
+    private readonly channel: string,
     private readonly onReady: ReadyHandler,
     private readonly options: ListenOptions,
   ) {}
@@ -39,11 +42,11 @@ class PostgresListener implements ReadyListener {
     client.on("error", (error) => this.lost(client, error));
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     client.on("notification", (message) => {
-      if (message.channel === READY_CHANNEL) this.onReady(message.payload || undefined);
+      if (message.channel === this.channel) this.onReady(message.payload || undefined);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${READY_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
     } catch (error) {
       await client.end().catch(() => {});
       throw error;

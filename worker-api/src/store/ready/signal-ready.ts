@@ -7,6 +7,12 @@ import type { Db } from "../db.js";
  */
 export const READY_CHANNEL = "whilly_task_ready";
 
+/**
+ * The channel on which the database announces committed audit events (a trigger on `events`, once per
+ * transaction and plan). The payload is the plan id, or empty for "any plan".
+ */
+export const EVENTS_CHANNEL = "whilly_events";
+
 /** Postgres refuses NOTIFY payloads of 8000 bytes or more, which would abort the transaction. */
 const MAX_PAYLOAD_BYTES = 7999;
 

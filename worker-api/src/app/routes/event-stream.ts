@@ -1,0 +1,93 @@
+import { type EventPayload, InvalidInput, PlanNotFound } from "@whilly/core";
+import { type Context, Hono } from "hono";
+import {
+  DEFAULT_EVENT_STREAM,
+  type EventFeed,
+  openEventStream,
+  pollingEventFeed,
+} from "../../stream/index.js";
+import { clientGoneSignal } from "../client-gone.js";
+import type { AppDeps } from "../deps.js";
+import { toEventPayload } from "../read-payload.js";
+import { readerCredential } from "../reader.js";
+
+/** An event as a stream frame's `data:`: the read API's event plus the worker it names, if any. */
+export type StreamEventPayload = EventPayload & { readonly worker_id: string | null };
+
+/**
+ * `GET /api/v1/events/stream`: every plan's audit events as server-sent events (see
+ * {@link eventStreamHandler}); mounted at `/api/v1/events`.
+ */
+export function eventRoutes(deps: AppDeps) {
+  return new Hono().get("/stream", readerCredential(deps), eventStreamHandler(deps, "all"));
+}
+
+/**
+ * The handler of the audit-event streams, `GET /api/v1/plans/{plan_id}/events/stream` (`scope` "plan")
+ * and `GET /api/v1/events/stream` (docs/protocol.md, "The audit-event stream"). Readers only: mount it
+ * behind `readerCredential`. A `Last-Event-ID` header, or else `?after=`, replays what followed that
+ * event; without either the stream starts at the log's settled end.
+ * @throws {PlanNotFound} (404) for an unknown plan; {@link InvalidInput} (422) for a bad
+ *   `Last-Event-ID` or `after`.
+ */
+export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
+  const config = deps.settings.events ?? DEFAULT_EVENT_STREAM;
+  const feed: EventFeed = deps.eventFeed ?? pollingEventFeed(deps.withStore, config.pollMs);
+  return async (c: Context) => {
+    const planId = scope === "plan" ? c.req.param("planId") : undefined;
+    const afterId = resumeFrom(c);
+    if (planId !== undefined) {
+      await deps.withStore(async (store) => {
+        if (!(await store.getPlan(planId))) throw new PlanNotFound(planId);
+      });
+    }
+    const body = openEventStream({
+      feed,
+      planId,
+      afterId,
+      settings: config,
+      format: (event) => {
+        const payload: StreamEventPayload = {
+          ...toEventPayload(event, deps.secrets),
+          worker_id: typeof event.payload.worker_id === "string" ? event.payload.worker_id : null,
+        };
+        return JSON.stringify(payload);
+      },
+      stopping: [clientGoneSignal(c), ...(deps.stopping ? [deps.stopping] : [])],
+      onEnd: (end, error) => {
+        if (end === "dropped") deps.log?.("warn", "events.client_dropped", { plan_id: planId ?? null });
+        if (end === "failed") {
+          deps.log?.("warn", "events.stream_failed", { plan_id: planId ?? null, error: String(error) });
+        }
+      },
+    });
+    return new Response(body, {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        // Tells nginx-style proxies not to hold frames back.
+        "x-accel-buffering": "no",
+      },
+    });
+  };
+}
+
+/**
+ * The event id a client resumes after: `Last-Event-ID` (what a reconnecting EventSource sends, so it
+ * wins over the URL's `after`), else `?after=`; `undefined` for neither.
+ * @throws {InvalidInput} for a value that is not a whole number.
+ */
+function resumeFrom(c: Context): number | undefined {
+  const header = c.req.header("last-event-id")?.trim();
+  if (header) return eventId(header, "Last-Event-ID");
+  const query = c.req.query("after");
+  return query === undefined || query === "" ? undefined : eventId(query, "after");
+}
+
+function eventId(raw: string, name: string): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new InvalidInput(name, `${name} must be an event id (a whole number of 0 or more); got '${raw}'`);
+  }
+  return value;
+}
