@@ -1,5 +1,6 @@
-import { ConfigurationError, EXIT, readDuration, type SettingsProblem, settingsError } from "@whilly/core";
+import { ConfigurationError, EXIT } from "@whilly/core";
 import type { Argv } from "yargs";
+import { connectTimeoutMs } from "../connect-timeout.js";
 import type { CliContext } from "../context.js";
 import { type EventView, eventLine } from "../events/event-view.js";
 import { printRemoteEvents, type RemoteSource } from "../events/follow-remote.js";
@@ -8,7 +9,6 @@ import { painter } from "../io.js";
 import { textFlag, wholeNumberOption } from "../options.js";
 
 /** How long a request to the control plane may take (ms) unless `WHILLY_CONNECT_TIMEOUT` says. */
-const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * `whilly events <plan_id> [--follow] [--json] [--after ID] [--limit N] [--connect URL]`: a plan's
@@ -89,14 +89,6 @@ function remoteSource(url: string, env: Readonly<Record<string, string | undefin
       },
     );
   }
-  const problems: SettingsProblem[] = [];
-  const timeoutMs = readDuration(
-    env,
-    "WHILLY_CONNECT_TIMEOUT",
-    { fallbackMs: DEFAULT_CONNECT_TIMEOUT_MS, unitMs: 1000, units: true },
-    problems,
-  );
-  const bad = settingsError(problems);
-  if (bad) throw bad;
+  const timeoutMs = connectTimeoutMs(env);
   return { url, token, timeoutMs };
 }

@@ -4,12 +4,10 @@ import {
   InvalidInput,
   type JsonObject,
   type PlanSpec,
-  readDuration,
-  type SettingsProblem,
-  settingsError,
   TransportError,
 } from "@whilly/core";
 import type { Store } from "@whilly/worker-api";
+import { connectTimeoutMs } from "../connect-timeout.js";
 
 /** A plan already stored for the issue. */
 export type FoundPlan = { readonly id: string; readonly tasksCount: number };
@@ -49,8 +47,6 @@ export function storeDestination(store: Store): PlanDestination {
 }
 
 /** How long one request to the control plane may take (ms) unless `WHILLY_CONNECT_TIMEOUT` says. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-
 /**
  * A control plane's `GET /api/v1/plans?github_issue_ref=` and `POST /api/v1/plans`, with the admin
  * token (`WHILLY_ADMIN_TOKEN`) or a GitHub Actions OIDC token (`WHILLY_OIDC_TOKEN`, first when both are set).
@@ -71,15 +67,7 @@ export function controlPlaneDestination(
       },
     );
   }
-  const problems: SettingsProblem[] = [];
-  const timeoutMs = readDuration(
-    env,
-    "WHILLY_CONNECT_TIMEOUT",
-    { fallbackMs: DEFAULT_CONNECT_TIMEOUT_MS, unitMs: 1000, units: true },
-    problems,
-  );
-  const bad = settingsError(problems);
-  if (bad) throw bad;
+  const timeoutMs = connectTimeoutMs(env);
   const base = url.replace(/\/+$/, "");
   const call = async (
     method: string,
