@@ -2,9 +2,11 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { mintReadToken } from "../../worker-api/src/auth/read-token.js";
+import { coordinatorEventFeed } from "../../worker-api/src/cloudflare/event-feed.js";
 import { ALL_PLANS, signalEvents } from "../../worker-api/src/cloudflare/event-signals.js";
 import { openNeonPool } from "../../worker-api/src/store/open/neon.js";
 import { type RawPool, rawTransactions } from "../../worker-api/src/store/testing/raw-transactions.js";
+import { DEFAULT_EVENT_STREAM, openEventStream } from "../../worker-api/src/stream/index.js";
 import { sseReader } from "../../worker-api/src/stream/testing/sse-reader.js";
 import { BOOTSTRAP_TOKEN, call, importChainPlan, register, withStore } from "./support.js";
 
@@ -219,6 +221,42 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("the audit-event stream on the Wo
     } finally {
       warnings.mockRestore();
     }
+  });
+
+  it("ends a stream cleanly when its subrequest budget is spent; the client resumes where it stopped", async () => {
+    const planId = await importChainPlan();
+    const start = await lastId(planId);
+    await withStore((store) =>
+      store.appendEvents(
+        Array.from({ length: 300 }, (_, n) => ({ planId, eventType: "agent.output", payload: { n } })),
+      ),
+    );
+    const follow = (afterId: number) => {
+      const feed = coordinatorEventFeed({ bindings: env, withStore, pollMs: 600_000, subrequests: 10 })();
+      const body = openEventStream({
+        feed,
+        planId,
+        afterId,
+        settings: DEFAULT_EVENT_STREAM,
+        format: (event) => JSON.stringify({ n: event.payload.n }),
+        stopping: [feed.ending as AbortSignal],
+      });
+      return { feed, reader: sseReader(body) };
+    };
+    const { feed, reader } = follow(start);
+    const got: number[] = [];
+    let lastEventId = start;
+    for (let frame = await reader.next(); frame !== undefined; frame = await reader.next()) {
+      if (frame.data) got.push(JSON.parse(frame.data).n);
+      if (frame.id) lastEventId = Number(frame.id);
+    }
+    expect(feed.ending?.aborted).toBe(true);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThan(300);
+    expect(got).toEqual(Array.from({ length: got.length }, (_, n) => n));
+    const resumed = follow(lastEventId).reader;
+    expect(JSON.parse((await resumed.nextEvent())?.data ?? "")).toEqual({ n: got.length });
+    await resumed.cancel();
   });
 
   it("answers 401 without a token or with a worker's, and streams to the admin token and a read token", async () => {
