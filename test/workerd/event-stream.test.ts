@@ -106,6 +106,20 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("the audit-event stream on the Wo
     await everything.cancel();
   });
 
+  it("answers a stream's wait at once when a signal came since the generation it saw", async () => {
+    const stub = coordinator(`generations-${crypto.randomUUID()}`);
+    const seen = await stub.eventGeneration();
+    expect(await stub.notifyEvents()).toBe(0);
+    // Parked with the poll far away, yet answered: the signal came while the stream was reading.
+    const next = await stub.waitForEvents(seen, 600_000, "t1");
+    expect(next).not.toBe(seen);
+    const parked = stub.waitForEvents(next, 600_000, "t2");
+    await expect.poll(() => stub.parkedStreams()).toBe(1);
+    await stub.abandonEventWait("t2");
+    expect(await parked).toBe(next);
+    expect(await stub.parkedStreams()).toBe(0);
+  });
+
   it("replays from Last-Event-ID or ?after=, at most 1,000 events, then replay_truncated", async () => {
     const planId = await importChainPlan();
     const start = await lastId(planId);
