@@ -3,9 +3,8 @@ import { errorSummary } from "@whilly/core";
 import { flushRetryDelayMs } from "../events-buffer/batcher.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { openNeonStore } from "../store/open/neon.js";
-import type { DurableBindings } from "./durable.js";
 import { type BufferedRow, FLUSH_BATCH, nextFlushAt, toNewEvents } from "./event-batch.js";
-import { signalEvents } from "./event-signals.js";
+import { type CoordinatorBinding, signalEvents } from "./event-signals.js";
 import { log } from "./log.js";
 import { settingsFor } from "./settings.js";
 
@@ -94,7 +93,7 @@ export class EventBuffer extends DurableObject {
     } finally {
       await store.close();
       // Wakes the streams of what did commit, also when a later batch failed.
-      await signalEvents(this.env as unknown as DurableBindings, committed).catch((error: unknown) =>
+      await signalEvents(this.env as unknown as CoordinatorBinding, committed).catch((error: unknown) =>
         log("warn", "coordinator.events_signal_failed", {
           plans: [...committed],
           error: errorSummary(error),

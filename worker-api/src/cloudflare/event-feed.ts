@@ -1,11 +1,10 @@
 import type { Store } from "../store/store.js";
 import type { EventFeed, StreamFeed, StreamFeedFactory } from "../stream/index.js";
-import type { DurableBindings } from "./durable.js";
-import { ALL_PLANS } from "./event-signals.js";
+import { ALL_PLANS, type CoordinatorBinding } from "./event-signals.js";
 
 /** Options of {@link coordinatorEventFeed}. Durations are ms. */
 export type CoordinatorEventFeedOptions = {
-  readonly bindings: DurableBindings;
+  readonly bindings: CoordinatorBinding;
   /** A store per call: each read opens its own connection and closes it (none is held while parked). */
   readonly withStore: <T>(use: (store: Store) => Promise<T>) => Promise<T>;
   /** The longest a stream stays parked without a signal (`WHILLY_EVENTS_POLL`). */

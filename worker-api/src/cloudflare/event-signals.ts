@@ -1,6 +1,9 @@
 import type { TaskRef } from "@whilly/core";
 import type { Store } from "../store/store.js";
-import type { DurableBindings } from "./durable.js";
+import type { Coordinator } from "./coordinator.js";
+
+/** The binding that event signals and stream waits go through (part of `DurableBindings`). */
+export type CoordinatorBinding = { readonly COORDINATOR: DurableObjectNamespace<Coordinator> };
 
 /**
  * The Coordinator instance that parks the streams of every plan (`GET /api/v1/events/stream`). Postgres
@@ -12,7 +15,7 @@ export const ALL_PLANS = "\u0000all-plans";
  * Wakes the audit-event streams of `planIds` and the every-plan streams, after a commit that wrote
  * events of those plans. A signal lost on the way only delays a stream until its poll.
  */
-export async function signalEvents(bindings: DurableBindings, planIds: Iterable<string>): Promise<void> {
+export async function signalEvents(bindings: CoordinatorBinding, planIds: Iterable<string>): Promise<void> {
   const plans = [...new Set(planIds)];
   if (plans.length === 0) return;
   const notify = (name: string) =>
