@@ -1,14 +1,15 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { createScheduledController, runDurableObjectAlarm } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { mintReadToken } from "../../worker-api/src/auth/read-token.js";
+import worker from "../../worker-api/src/cloudflare/entry-workers.js";
 import { coordinatorEventFeed } from "../../worker-api/src/cloudflare/event-feed.js";
 import { ALL_PLANS, signalEvents } from "../../worker-api/src/cloudflare/event-signals.js";
 import { openNeonPool } from "../../worker-api/src/store/open/neon.js";
 import { type RawPool, rawTransactions } from "../../worker-api/src/store/testing/raw-transactions.js";
 import { DEFAULT_EVENT_STREAM, openEventStream } from "../../worker-api/src/stream/index.js";
 import { sseReader } from "../../worker-api/src/stream/testing/sse-reader.js";
-import { BOOTSTRAP_TOKEN, call, importChainPlan, register, withStore } from "./support.js";
+import { BOOTSTRAP_TOKEN, call, flushEventBuffers, importChainPlan, register, withStore } from "./support.js";
 
 // The audit-event stream on the Worker: streams park in the Coordinator and are woken by the requests
 // (and the event buffer's flush) that commit events. The project's WHILLY_EVENTS_POLL is 600 s, so an
@@ -73,9 +74,11 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("the audit-event stream on the Wo
   });
   afterAll(async () => {
     await pool?.end();
+    // The sweep buffered `worker.offline` summaries: write them before the run stops the proxy.
+    await flushEventBuffers();
   });
 
-  it("wakes a parked stream when a request or the event buffer commits events", async () => {
+  it("wakes a parked stream when a request, the event buffer or the sweep commits events", async () => {
     const planId = await importChainPlan();
     const { workerId, token } = await register();
     const follower = await stream(planId);
@@ -102,6 +105,17 @@ describe.skipIf(!inject("workerdDatabaseUrl"))("the audit-event stream on the Wo
     });
     expect(flushed).toMatchObject({ event_type: "agent.output", payload: { n: 1 } });
     expect(await nextEvent(everything)).toMatchObject({ event_type: "agent.output", payload: { n: 1 } });
+
+    // The sweep: the worker falls silent (WHILLY_HEARTBEAT_TIMEOUT is 0.5 s) and loses its task.
+    const released = await expectWoken(follower, planId, () =>
+      expect
+        .poll(async () => {
+          await worker.scheduled(createScheduledController({ cron: "* * * * *" }), env);
+          return (await withStore((store) => store.getTask(planId, "A")))?.status;
+        })
+        .toBe("PENDING"),
+    );
+    expect(released).toMatchObject({ event_type: "RELEASE", payload: { reason: "worker_offline" } });
     await follower.cancel();
     await everything.cancel();
   });
