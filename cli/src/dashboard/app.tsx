@@ -73,7 +73,7 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
   const room = Math.max(3, (stdout.rows ?? 40) - CHROME);
   const first = Math.min(Math.max(0, at - room + 1), Math.max(0, tasks.length - room));
   const width = Math.max(60, (stdout.columns ?? 120) - 1);
-  const paint = (c: string) => (color ? c : undefined);
+  const paint = (c: string | undefined): { color?: string } => (color && c ? { color: c } : {});
   const prompt =
     mode.kind === "confirm"
       ? `${describeAction(mode.action, mode.taskId)}? [y/N]`
@@ -103,7 +103,7 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
           .map((cell, j) => fit(cell, TASK_COLUMNS[j]?.[1] ?? 0))
           .join("")}`;
         return (
-          <Text key={t.id} inverse={color && mine} color={paint(statusColor(t.status))} wrap="truncate">
+          <Text key={t.id} inverse={color && mine} {...paint(statusColor(t.status))} wrap="truncate">
             {line}
           </Text>
         );
@@ -117,10 +117,10 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
       ))}
       <Text bold>latest events</Text>
       {state.events.slice(-SHOWN_EVENTS).map((e) => (
-        <Text key={e.id} wrap="truncate" color={paint("gray")}>{`  ${eventText(e)}`}</Text>
+        <Text key={e.id} wrap="truncate" {...paint("gray")}>{`  ${eventText(e)}`}</Text>
       ))}
       <Text> </Text>
-      <Text color={paint("yellow")}>{terminalText(prompt || controller.status || " ")}</Text>
+      <Text {...paint("yellow")}>{terminalText(prompt || controller.status || " ")}</Text>
       <Text dimColor={color} wrap="truncate">
         {KEYS}
       </Text>

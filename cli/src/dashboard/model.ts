@@ -1,8 +1,8 @@
-import { formatUsd, type JsonObject, parseUsd } from "@whilly/core";
+import { type AttemptProgress, formatUsd, type JsonObject, parseUsd } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
 
 /** What the agent last did in a running attempt (the heartbeat's `progress`). */
-export type TaskProgress = { readonly turns?: number; readonly last_tool?: string; readonly phase?: string };
+export type TaskProgress = AttemptProgress;
 
 /** One task as a data source reads it. Times are ISO 8601; money is micro-USD. */
 export type SnapshotTask = {
@@ -125,14 +125,24 @@ function taskChange(event: EventView): Change | undefined {
     case "task.skipped":
       return () => ({ status: "SKIPPED", ...unheld });
     case "worker.heartbeat":
-      return () => (isProgress(p.progress) ? { progress: p.progress } : {});
+      return () => {
+        const progress = progressOf(p.progress);
+        return progress ? { progress } : {};
+      };
     default:
       return undefined;
   }
 }
 
-function isProgress(value: JsonObject[string] | undefined): value is TaskProgress {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** A heartbeat payload's `progress`, keeping only fields of the right type. */
+function progressOf(value: JsonObject[string] | undefined): TaskProgress | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { turns, last_tool, phase } = value;
+  return {
+    ...(typeof turns === "number" ? { turns } : {}),
+    ...(typeof last_tool === "string" ? { last_tool } : {}),
+    ...(typeof phase === "string" ? { phase } : {}),
+  };
 }
 
 function seen(workers: readonly WorkerRow[], id: string, at: string): WorkerRow[] {
