@@ -29,7 +29,11 @@ export function dashboardCommand(y: Argv, ctx: CliContext): Argv {
             "read from this control plane (WHILLY_READ_TOKEN or WHILLY_ADMIN_TOKEN; actions need WHILLY_ADMIN_TOKEN)",
         })
         .option("once", { type: "boolean", default: false, describe: "print one plain snapshot and exit" })
-        .option("color", { type: "boolean", default: true, describe: "colour the view (--no-color; NO_COLOR)" }),
+        .option("color", {
+          type: "boolean",
+          default: true,
+          describe: "colour the view (--no-color; NO_COLOR)",
+        }),
     async (args) => {
       const connect = textFlag(args.connect, "--connect");
       const env = ctx.io.env;

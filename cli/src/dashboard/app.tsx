@@ -1,16 +1,15 @@
 import { terminalText } from "@whilly/core";
-import { Box, Text, useApp, useInput, useStdout } from "ink";
-import { useState, useSyncExternalStore } from "react";
-import { type ActionName, type DashboardController, describeAction } from "./controller.js";
-import { eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
-import { budgetText, filterTasks, statusCounts, type TaskRow } from "./model.js";
+import { Box, type Key as InkKey, Text, useApp, useInput, useStdout } from "ink";
+import { useRef, useState, useSyncExternalStore } from "react";
+import { type DashboardController, describeAction } from "./controller.js";
+import { budgetText, eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
+import { type Effect, type Key, pressKey, START_UI } from "./keys.js";
+import { filterTasks, statusCounts } from "./model.js";
 
 /** Lines besides the task rows: header, workers, events, filter and status lines. */
 const CHROME = 16;
 const SHOWN_WORKERS = 4;
 const SHOWN_EVENTS = 5;
-
-type Mode = { kind: "normal" } | { kind: "filter" } | { kind: "confirm"; action: ActionName; taskId?: string };
 
 /** The keys, as the footer lists them. */
 const KEYS =
@@ -28,46 +27,26 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
   );
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const [mode, setMode] = useState<Mode>({ kind: "normal" });
-  const [filter, setFilter] = useState("");
-  const [selected, setSelected] = useState(0);
+  const ui = useRef(START_UI);
+  const [, redraw] = useState(0);
   const state = controller.view();
-  const tasks = filterTasks(state.tasks, filter);
-  const at = Math.min(selected, Math.max(0, tasks.length - 1));
-  const task: TaskRow | undefined = tasks[at];
+  const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter).map((t) => t.id);
 
   useInput((input, key) => {
-    if (mode.kind === "confirm") {
-      setMode({ kind: "normal" });
-      if (input === "y" || input === "Y") void controller.act(mode.action, mode.taskId);
-      else controller.say(`${describeAction(mode.action, mode.taskId)}: cancelled`);
-      return;
+    let next = ui.current;
+    for (const pressed of keysOf(input, key)) {
+      const { ui: after, effect } = pressKey(next, pressed, visibleFor);
+      next = after;
+      if (effect?.kind === "quit") exit();
+      else if (effect) runEffect(controller, effect);
     }
-    if (mode.kind === "filter") {
-      if (key.escape) {
-        setFilter("");
-        setMode({ kind: "normal" });
-      } else if (key.return) setMode({ kind: "normal" });
-      else if (key.backspace || key.delete) setFilter((f) => f.slice(0, -1));
-      else if (input && !key.ctrl && !key.meta) setFilter((f) => f + input);
-      setSelected(0);
-      return;
-    }
-    if (input === "q") exit();
-    else if (input === "r") void controller.refresh();
-    else if (input === "p") controller.togglePause();
-    else if (input === "/") setMode({ kind: "filter" });
-    else if (key.escape) setFilter("");
-    else if (key.upArrow || input === "k") setSelected(Math.max(0, at - 1));
-    else if (key.downArrow || input === "j") setSelected(Math.min(tasks.length - 1, at + 1));
-    else if (input === "x" || input === "l") {
-      if (!task) return controller.say("no task selected");
-      const action: ActionName = input === "x" ? "reset" : "release";
-      setMode({ kind: "confirm", action, taskId: task.id });
-    } else if (input === "P") setMode({ kind: "confirm", action: "pauseWorkers" });
-    else if (input === "U") setMode({ kind: "confirm", action: "resumeWorkers" });
+    ui.current = next;
+    redraw((n) => n + 1);
   });
 
+  const { mode, filter } = ui.current;
+  const tasks = filterTasks(state.tasks, filter);
+  const at = Math.min(ui.current.selected, Math.max(0, tasks.length - 1));
   const now = Date.now();
   const plan = state.plan;
   const room = Math.max(3, (stdout.rows ?? 40) - CHROME);
@@ -139,5 +118,31 @@ function statusColor(status: string): string | undefined {
       return "cyan";
     default:
       return undefined;
+  }
+}
+
+/** The keys in one read of the terminal (several when typed fast or pasted). */
+function keysOf(input: string, key: InkKey): Key[] {
+  if (key.upArrow) return ["up"];
+  if (key.downArrow) return ["down"];
+  if (key.escape) return ["escape"];
+  if (key.return) return ["return"];
+  if (key.backspace || key.delete) return ["backspace"];
+  if (key.ctrl || key.meta) return [];
+  return [...input];
+}
+
+function runEffect(controller: DashboardController, effect: Exclude<Effect, { kind: "quit" }>): void {
+  switch (effect.kind) {
+    case "refresh":
+      return void controller.refresh();
+    case "togglePause":
+      return controller.togglePause();
+    case "act":
+      return void controller.act(effect.action, effect.taskId);
+    case "cancelled":
+      return controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled`);
+    case "say":
+      return controller.say(effect.text);
   }
 }

@@ -1,7 +1,13 @@
 import { terminalText } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
 import { eventLine } from "../events/event-view.js";
-import { type DashboardState, type TaskProgress, type TaskRow, taskSpend } from "./model.js";
+import {
+  type DashboardSnapshot,
+  type DashboardState,
+  type TaskProgress,
+  type TaskRow,
+  taskSpend,
+} from "./model.js";
 
 /** The task table's columns: header and width (the last takes what is left). */
 export const TASK_COLUMNS = [
@@ -31,7 +37,11 @@ export function duration(ms: number): string {
 /** The agent's current step: phase, last tool and turns, e.g. `agent Edit t12`. */
 export function stepText(progress: TaskProgress | undefined): string {
   if (!progress) return "";
-  const parts = [progress.phase, progress.last_tool, progress.turns === undefined ? undefined : `t${progress.turns}`];
+  const parts = [
+    progress.phase,
+    progress.last_tool,
+    progress.turns === undefined ? undefined : `t${progress.turns}`,
+  ];
   return parts.filter((p) => p !== undefined && p !== "").join(" ");
 }
 
@@ -67,4 +77,12 @@ export function workerLine(worker: DashboardState["workers"][number], now: numbe
 /** An event's line as `whilly events` prints it (escaped). */
 export function eventText(event: EventView): string {
   return terminalText(eventLine(event), "line");
+}
+
+/** `$spent of $budget spent, $left left`, or `$spent spent (no budget)`. */
+export function budgetText(plan: DashboardSnapshot["plan"]): string {
+  const spent = usd(plan.spentMicroUsd);
+  if (plan.budgetMicroUsd === null) return `${spent} spent (no budget)`;
+  const left = Math.max(0, plan.budgetMicroUsd - plan.spentMicroUsd);
+  return `${spent} of ${usd(plan.budgetMicroUsd)} spent, ${usd(left)} left`;
 }

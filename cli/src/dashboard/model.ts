@@ -1,4 +1,5 @@
-import { type AttemptProgress, formatUsd, type JsonObject, parseUsd } from "@whilly/core";
+import type { AttemptProgress, JsonObject } from "@whilly/core";
+import { parseUsd } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
 
 /** What the agent last did in a running attempt (the heartbeat's `progress`). */
@@ -20,7 +21,11 @@ export type SnapshotTask = {
 };
 
 /** A worker as a data source reads it; `lastHeartbeat` is ISO 8601. */
-export type SnapshotWorker = { readonly id: string; readonly lastHeartbeat: string; readonly online: boolean };
+export type SnapshotWorker = {
+  readonly id: string;
+  readonly lastHeartbeat: string;
+  readonly online: boolean;
+};
 
 /** A plan, its tasks and (when the source knows them) the workers, read at one moment. */
 export type DashboardSnapshot = {
@@ -55,7 +60,13 @@ export type DashboardState = {
 export const MAX_EVENTS = 50;
 
 /** The view before anything was read. */
-export const EMPTY_STATE: DashboardState = { plan: undefined, tasks: [], workers: [], events: [], lastEventId: 0 };
+export const EMPTY_STATE: DashboardState = {
+  plan: undefined,
+  tasks: [],
+  workers: [],
+  events: [],
+  lastEventId: 0,
+};
 
 /**
  * Takes a fresh snapshot: its tasks replace the view's, keeping what only the events told (claim
@@ -94,7 +105,10 @@ export function reduceEvent(state: DashboardState, event: EventView): DashboardS
     change === undefined || event.task_id === null
       ? state.tasks
       : state.tasks.map((t) => (t.id === event.task_id ? { ...t, ...change(t) } : t));
-  const holding = change === undefined ? undefined : new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
+  const holding =
+    change === undefined
+      ? undefined
+      : new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
   return {
     ...state,
     tasks,
@@ -108,17 +122,30 @@ type Change = (task: TaskRow) => Partial<TaskRow>;
 
 function taskChange(event: EventView): Change | undefined {
   const p = event.payload;
-  const cost = parseUsd(typeof p.cost_usd === "string" || typeof p.cost_usd === "number" ? p.cost_usd : "0") ?? 0;
+  const cost =
+    parseUsd(typeof p.cost_usd === "string" || typeof p.cost_usd === "number" ? p.cost_usd : "0") ?? 0;
   const unheld = { claimedBy: null, claimedAt: null, progress: undefined };
   switch (event.event_type) {
     case "CLAIM":
-      return () => ({ status: "CLAIMED", claimedBy: event.worker_id, claimedAt: event.created_at, progress: undefined });
+      return () => ({
+        status: "CLAIMED",
+        claimedBy: event.worker_id,
+        claimedAt: event.created_at,
+        progress: undefined,
+      });
     case "START":
-      return (t) => ({ status: "IN_PROGRESS", attempts: t.status === "IN_PROGRESS" ? t.attempts : t.attempts + 1 });
+      return (t) => ({
+        status: "IN_PROGRESS",
+        attempts: t.status === "IN_PROGRESS" ? t.attempts : t.attempts + 1,
+      });
     case "COMPLETE":
       return (t) => ({ status: "DONE", ...unheld, spentFromEvents: t.spentFromEvents + cost });
     case "FAIL":
-      return (t) => ({ status: p.retry === true ? "PENDING" : "FAILED", ...unheld, spentFromEvents: t.spentFromEvents + cost });
+      return (t) => ({
+        status: p.retry === true ? "PENDING" : "FAILED",
+        ...unheld,
+        spentFromEvents: t.spentFromEvents + cost,
+      });
     case "RELEASE":
     case "RESET":
       return () => ({ status: "PENDING", ...unheld });
@@ -175,12 +202,4 @@ export function statusCounts(tasks: readonly TaskRow[]): [string, number][] {
   const counts = new Map(order.map((s): [string, number] => [s, 0]));
   for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
   return [...counts].filter(([s, n]) => n > 0 || order.slice(0, 5).includes(s));
-}
-
-/** `$spent of $budget ($left left)`, or `$spent (no budget)`. */
-export function budgetText(plan: DashboardSnapshot["plan"]): string {
-  const spent = `$${formatUsd(plan.spentMicroUsd)}`;
-  if (plan.budgetMicroUsd === null) return `${spent} spent (no budget)`;
-  const left = Math.max(0, plan.budgetMicroUsd - plan.spentMicroUsd);
-  return `${spent} of $${formatUsd(plan.budgetMicroUsd)} spent, $${formatUsd(left)} left`;
 }

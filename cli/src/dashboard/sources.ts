@@ -15,7 +15,12 @@ export interface DashboardSource {
    * Calls `emit` for every event of the plan from the log's start; with `follow`, then for each new one
    * until `signal` aborts.
    */
-  events(planId: string, emit: (event: EventView) => void, follow: boolean, signal: AbortSignal): Promise<void>;
+  events(
+    planId: string,
+    emit: (event: EventView) => void,
+    follow: boolean,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** Reads the store itself (embedded or `WHILLY_DATABASE_URL`); `pollMs` bounds a missed event signal's delay. */
@@ -29,7 +34,12 @@ export function storeSource(store: Store, pollMs: number): DashboardSource {
       if (!plan) throw new PlanNotFound(planId);
       const [tasks, workers] = await Promise.all([store.listTasks(planId), store.listWorkers()]);
       return {
-        plan: { id: plan.id, name: plan.name, budgetMicroUsd: plan.budgetMicroUsd ?? null, spentMicroUsd: plan.spentMicroUsd },
+        plan: {
+          id: plan.id,
+          name: plan.name,
+          budgetMicroUsd: plan.budgetMicroUsd ?? null,
+          spentMicroUsd: plan.spentMicroUsd,
+        },
         tasks: tasks.map((t) => ({
           id: t.id,
           status: t.status,
@@ -72,7 +82,8 @@ type PlanPayload = { id: string; name: string; budget_usd: string | null; spent_
  */
 export function remoteDashboardSource(remote: RemoteSource, retryMs: number): DashboardSource {
   const base = `${remote.url.replace(/\/+$/, "")}/api/v1/plans`;
-  const get = async <T>(path: string): Promise<T> => (await (await request(remote, `${base}${path}`, undefined)).json()) as T;
+  const get = async <T>(path: string): Promise<T> =>
+    (await (await request(remote, `${base}${path}`, undefined)).json()) as T;
   return {
     async listPlans() {
       return (await get<{ plans: PlanPayload[] }>("")).plans.map((p) => ({ id: p.id, name: p.name }));
@@ -117,7 +128,9 @@ export async function choosePlan(source: DashboardSource, chosen: string | undef
   const plans = await source.listPlans();
   if (plans.length === 1 && plans[0]) return plans[0].id;
   if (plans.length === 0) {
-    throw new ConfigurationError("there is no plan to show", { hint: "import one with whilly plan import FILE" });
+    throw new ConfigurationError("there is no plan to show", {
+      hint: "import one with whilly plan import FILE",
+    });
   }
   const ids = plans.slice(0, 10).map((p) => p.id);
   throw new ConfigurationError(`there are ${plans.length} plans; name one with --plan`, {

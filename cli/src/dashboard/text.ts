@@ -1,6 +1,6 @@
 import { terminalText } from "@whilly/core";
-import { eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
-import { budgetText, type DashboardState, statusCounts } from "./model.js";
+import { budgetText, eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
+import { type DashboardState, statusCounts } from "./model.js";
 
 /** How many of the latest events a text snapshot lists. */
 const TEXT_EVENTS = 10;
@@ -20,7 +20,9 @@ export function dashboardText(state: DashboardState, now: number, status = ""): 
       .map(([s, n]) => `${s} ${n}`)
       .join("  ")}  |  ${budgetText(plan)}`,
     "",
-    TASK_COLUMNS.map(([name, width]) => fit(name, width)).join("").trimEnd(),
+    TASK_COLUMNS.map(([name, width]) => fit(name, width))
+      .join("")
+      .trimEnd(),
     ...state.tasks.map((task) =>
       taskCells(task, now)
         .map((cell, i) => fit(cell, TASK_COLUMNS[i]?.[1] ?? 0))
