@@ -133,16 +133,10 @@ function keysOf(input: string, key: InkKey): Key[] {
 }
 
 function runEffect(controller: DashboardController, effect: Exclude<Effect, { kind: "quit" }>): void {
-  switch (effect.kind) {
-    case "refresh":
-      return void controller.refresh();
-    case "togglePause":
-      return controller.togglePause();
-    case "act":
-      return void controller.act(effect.action, effect.taskId);
-    case "cancelled":
-      return controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled`);
-    case "say":
-      return controller.say(effect.text);
-  }
+  if (effect.kind === "refresh") void controller.refresh();
+  else if (effect.kind === "togglePause") controller.togglePause();
+  else if (effect.kind === "act") void controller.act(effect.action, effect.taskId);
+  else if (effect.kind === "cancelled")
+    controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled`);
+  else controller.say(effect.text);
 }

@@ -86,5 +86,7 @@ export function workerRoutes(deps: AppDeps) {
 
 /** A heartbeat's progress as an event payload's JSON: its absent fields left out. */
 function jsonOf(progress: Readonly<Record<string, string | number | undefined>>): JsonObject {
-  return Object.fromEntries(Object.entries(progress).filter(([, value]) => value !== undefined)) as JsonObject;
+  return Object.fromEntries(
+    Object.entries(progress).filter(([, value]) => value !== undefined),
+  ) as JsonObject;
 }
