@@ -35,6 +35,11 @@ export function dashboardCommand(y: Argv, ctx: CliContext): Argv {
           describe: "colour the view (--no-color; NO_COLOR)",
         }),
     async (args) => {
+      const terminal = args.once ? undefined : ctx.io.terminal;
+      // Loaded here only, as Ink and React would slow every other command's start; loading them while
+      // the store opens hides most of their own start (seconds on a busy machine).
+      const screen = terminal ? import("../dashboard/screen.js") : undefined;
+      screen?.catch(() => undefined);
       const connect = textFlag(args.connect, "--connect");
       const env = ctx.io.env;
       const pollMs = ctx.settings.eventsPollMs;
@@ -51,12 +56,10 @@ export function dashboardCommand(y: Argv, ctx: CliContext): Argv {
       }
       const planId = await choosePlan(source, textFlag(args.plan, "--plan"));
       const controller = new DashboardController(source, planId, ctx.settings.dashboardRefreshMs, actions);
-      const terminal = args.once ? undefined : ctx.io.terminal;
       const color = args.color && env.NO_COLOR === undefined && env.TERM !== "dumb";
-      if (terminal) {
+      if (terminal && screen) {
         await controller.start(true);
-        // Loaded here only: Ink and React would slow every other command's start.
-        const { showDashboard } = await import("../dashboard/screen.js");
+        const { showDashboard } = await screen;
         await showDashboard(controller, terminal, color, ctx.io.interrupt);
         return;
       }
