@@ -60,7 +60,8 @@ export function dashboardCommand(y: Argv, ctx: CliContext): Argv {
       if (terminal && screen) {
         await controller.start(true);
         const { showDashboard } = await screen;
-        await showDashboard(controller, terminal, color, ctx.io.interrupt);
+        if (await showDashboard(controller, terminal, color, ctx.io.interrupt))
+          ctx.exitCode = EXIT.interrupted;
         return;
       }
       if (args.once) {

@@ -18,9 +18,18 @@ const KEYS =
 /**
  * The full-screen dashboard over a {@link DashboardController}: plan totals, the (filtered) task table
  * with a selection, workers, the latest events, and a status line. `color` false (NO_COLOR, --no-color)
- * renders no colours or inverse text; the selection is marked with `>` either way.
+ * renders no colours or inverse text; the selection is marked with `>` either way. Ctrl-C calls
+ * `onInterrupt`, then quits.
  */
-export function DashboardApp({ controller, color }: { controller: DashboardController; color: boolean }) {
+export function DashboardApp({
+  controller,
+  color,
+  onInterrupt,
+}: {
+  controller: DashboardController;
+  color: boolean;
+  onInterrupt: () => void;
+}) {
   useSyncExternalStore(
     (listener) => controller.subscribe(listener),
     () => controller.snapshotVersion(),
@@ -33,6 +42,11 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
   const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter).map((t) => t.id);
 
   useInput((input, key) => {
+    if (key.ctrl && input === "c") {
+      onInterrupt();
+      exit();
+      return;
+    }
     let next = ui.current;
     for (const pressed of keysOf(input, key)) {
       const { ui: after, effect } = pressKey(next, pressed, visibleFor);
@@ -47,7 +61,7 @@ export function DashboardApp({ controller, color }: { controller: DashboardContr
   const { mode, filter } = ui.current;
   const tasks = filterTasks(state.tasks, filter);
   const at = Math.min(ui.current.selected, Math.max(0, tasks.length - 1));
-  const now = Date.now();
+  const now = controller.viewTime();
   const plan = state.plan;
   const room = Math.max(3, (stdout.rows ?? 40) - CHROME);
   const first = Math.min(Math.max(0, at - room + 1), Math.max(0, tasks.length - room));

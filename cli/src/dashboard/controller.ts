@@ -25,7 +25,7 @@ export type ActionName = "reset" | "release" | "pauseWorkers" | "resumeWorkers";
  */
 export class DashboardController {
   private state: DashboardState = EMPTY_STATE;
-  private frozen: DashboardState | undefined;
+  private frozen: { state: DashboardState; at: number } | undefined;
   private readonly listeners = new Set<() => void>();
   private readonly stopped = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -42,7 +42,12 @@ export class DashboardController {
 
   /** What the view shows now. */
   view(): DashboardState {
-    return this.frozen ?? this.state;
+    return this.frozen?.state ?? this.state;
+  }
+
+  /** The time the view shows (ms since the epoch): now, or when it was paused. */
+  viewTime(): number {
+    return this.frozen?.at ?? Date.now();
   }
 
   /** Changes whenever the view may have changed (for React's `useSyncExternalStore`). */
@@ -88,7 +93,7 @@ export class DashboardController {
 
   /** Freezes the view, or shows the present again. */
   togglePause(): void {
-    this.frozen = this.frozen === undefined ? this.state : undefined;
+    this.frozen = this.frozen === undefined ? { state: this.state, at: Date.now() } : undefined;
     this.changed();
   }
 

@@ -4,7 +4,7 @@ import type { DashboardController } from "./controller.js";
 
 /**
  * Shows the dashboard full-screen on the terminal until `q`, Ctrl-C or `interrupt` (SIGTERM), then
- * restores the terminal.
+ * restores the terminal. @returns whether Ctrl-C or `interrupt` ended it (exit 130) rather than `q`.
  * Loaded only by `whilly dashboard`, so Ink and React cost other commands nothing.
  */
 export async function showDashboard(
@@ -12,14 +12,21 @@ export async function showDashboard(
   terminal: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream },
   color: boolean,
   interrupt: AbortSignal | undefined,
-): Promise<void> {
-  const app = render(<DashboardApp controller={controller} color={color} />, {
-    stdin: terminal.input,
-    stdout: terminal.output,
-    exitOnCtrlC: true,
-    patchConsole: false,
-  });
-  const stop = () => app.unmount();
+): Promise<boolean> {
+  let interrupted = false;
+  const app = render(
+    <DashboardApp controller={controller} color={color} onInterrupt={() => (interrupted = true)} />,
+    {
+      stdin: terminal.input,
+      stdout: terminal.output,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    },
+  );
+  const stop = () => {
+    interrupted = true;
+    app.unmount();
+  };
   interrupt?.addEventListener("abort", stop, { once: true });
   try {
     await app.waitUntilExit();
@@ -28,4 +35,5 @@ export async function showDashboard(
     controller.stop();
     app.unmount();
   }
+  return interrupted;
 }
