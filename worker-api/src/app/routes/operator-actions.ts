@@ -1,3 +1,4 @@
+import type { WorkersPauseResponse } from "@whilly/core";
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import type { WorkersPause } from "../../store/store.js";
@@ -54,7 +55,7 @@ export function operatorRoutes(deps: AppDeps) {
 }
 
 /** The pause state as the API says it: `{paused, paused_at, reason}` (ISO 8601 UTC, or nulls). */
-function pausePayload(pause: WorkersPause | undefined) {
+function pausePayload(pause: WorkersPause | undefined): WorkersPauseResponse {
   return {
     paused: pause !== undefined,
     paused_at: pause?.pausedAt.toISOString() ?? null,
