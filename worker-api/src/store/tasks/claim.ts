@@ -68,7 +68,8 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * locked files, it tries again with that task's files, at most {@link KEY_FILE_ROUNDS} times, then
  * answers `undefined` (nothing ready this time; the long poll rechecks). Claims of tasks with disjoint
  * key files take disjoint locks and never wait on each other (docs/claim.md, "Key-file locks").
- * The same statement reads the claimed task's dependencies' work (see {@link dependencyWorkSql}).
+ * The same statement reads the claimed task's dependencies' work (see {@link dependencyWorkSql}), and
+ * finds nothing for a worker an operator paused (see {@link unpaused}).
  * @returns the claimed task with its dependencies' work and its plan (read in the same statement), or
  *   `undefined` when none is ready or the budget is spent.
  * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:

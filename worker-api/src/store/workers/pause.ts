@@ -38,7 +38,7 @@ export async function pauseWorkers(tx: Db): Promise<WorkersPause> {
         payload: { worker_id: null, reason: ADMIN_PAUSE_REASON, until: null, message: "" },
       })),
     );
-    return created;
+    return { pausedAt: created.pausedAt, reason: created.reason };
   }
   const pause = await readWorkersPause(tx);
   if (!pause) throw new Error("the pause row vanished while inserting it");
