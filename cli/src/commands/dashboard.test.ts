@@ -14,43 +14,50 @@ import {
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
 import { parseServerSettings } from "../../../worker-api/src/node/settings.js";
 
-// `whilly dashboard` on Postgres: full-screen in a real terminal (tmux) over the store, following tasks
-// that another connection moves and resetting a FAILED task after its confirmation; and plain text
-// snapshots when stdout is not a terminal, from a control plane (`--connect`).
+// `whilly dashboard` on Postgres: full-screen in a real terminal (tmux) on a control plane (`--connect`),
+// following tasks a worker moves through the protocol and resetting a FAILED task after its
+// confirmation; and plain text snapshots from the store when stdout is not a terminal.
 
-const LEASE_MS = 600_000;
 const tasks = [
   { id: "A", status: "pending", priority: "high", description: "build the parser" },
   { id: "B", status: "pending", priority: "low", description: "write the docs" },
 ];
 
 describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
+  const ADMIN = "admin-s3cret-for-dashboard-cli";
+  const BOOTSTRAP = "bootstrap-s3cret-for-dashboard";
   let database: TestDatabase;
   let store: Store;
+  let server: Awaited<ReturnType<typeof startNodeServer>>;
   beforeAll(async () => {
     database = await createTestDatabase();
     store = await openPostgresStore(database.url, { max: 2 });
     await store.importPlan(parsePlanObject({ project: "dash", max_attempts: 1, tasks }, "test"), {
       budgetMicroUsd: 5_000_000,
     });
-    await store.registerWorker({ workerId: "w-1", hostname: "test", tokenHash: "a".repeat(64) });
+    const settings = parseServerSettings({
+      WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP,
+      WHILLY_ADMIN_TOKEN: ADMIN,
+      WHILLY_EVENTS_POLL: "0.2",
+    });
+    server = await startNodeServer({ store, settings, auth: createTokenAuth(settings.auth), port: 0 });
   });
   afterAll(async () => {
+    await server?.close(1000);
     await store?.close();
     await database?.drop();
     removeAll();
   });
 
-  /** Claims and starts the plan's next task for w-1. */
-  async function claim() {
-    const claimed = await store.claimWithPlan({
-      planId: "dash",
-      workerId: "w-1",
-      leaseMs: LEASE_MS,
-      start: true,
+  /** One protocol call as a worker (or the bootstrap token) makes it. */
+  async function call(path: string, token: string, body: object): Promise<Record<string, unknown>> {
+    const reply = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
     });
-    if (!claimed) throw new Error("nothing to claim");
-    return { planId: "dash", taskId: claimed.task.id, workerId: "w-1", version: claimed.task.version };
+    if (!reply.ok) throw new Error(`${path} answered ${reply.status}: ${await reply.text()}`);
+    return (await reply.json()) as Record<string, unknown>;
   }
 
   describe("on a terminal", () => {
@@ -69,24 +76,29 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
       }
     });
 
-    it("shows the plan live, resets a FAILED task after y, and q restores the terminal with exit 0", async () => {
+    it("shows a plan live over --connect, resets a FAILED task after y, and q restores the terminal with exit 0", async () => {
+      const worker = await call("/workers/register", BOOTSTRAP, { hostname: "test" });
+      const [id, token] = [String(worker.worker_id), String(worker.token)];
+      const claim = async () => {
+        const reply = await call("/tasks/claim", token, { worker_id: id, plan_id: "dash", start: true });
+        const task = reply.task as { id: string; version: number };
+        return { worker_id: id, plan_id: "dash", version: task.version, id: task.id };
+      };
       const a = await claim();
-      await store.heartbeat("w-1", LEASE_MS, [
-        { planId: "dash", taskId: "A", progress: { phase: "agent", last_tool: "Edit", turns: 3 } },
-      ]);
+      const progress = { phase: "agent", last_tool: "Edit", turns: 3 };
+      await call(`/workers/${id}/heartbeat`, token, {
+        worker_id: id,
+        tasks: [{ plan_id: "dash", task_id: "A", progress }],
+      });
+
       const env = {
-        ...baseEnv({
-          WHILLY_DATABASE_URL: database.url,
-          WHILLY_DASHBOARD_REFRESH: "0.2",
-          WHILLY_EVENTS_POLL: "0.2",
-        }),
+        ...baseEnv({ WHILLY_ADMIN_TOKEN: ADMIN, WHILLY_DASHBOARD_REFRESH: "0.2", WHILLY_EVENTS_POLL: "0.2" }),
         TERM: "screen-256color",
       };
       // `env -i`: exactly this environment (no CI variable, with which Ink draws only the last frame).
       const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
-      const command = ["env", "-i", ...vars, process.execPath, WHILLY_BIN, "dashboard"]
-        .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
-        .join(" ");
+      const argv = ["env", "-i", ...vars, process.execPath, WHILLY_BIN, "dashboard", "--connect", server.url];
+      const command = argv.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
       tmux(
         "new-session",
         "-d",
@@ -99,15 +111,21 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
         `${command}; echo EXITED $?; sleep 60`,
       );
 
-      await shows("the running task", /A +IN_PROGRESS +w-1 +1 +\d+s +- +agent Edit t3 +build the parser/);
+      // The step comes from the heartbeat's event on the stream.
+      const worker12 = id.slice(0, 12);
+      await shows(
+        "the running task",
+        new RegExp(`A +IN_PROGRESS +${worker12}\\S* +1 +\\d+s +- +agent Edit t3 +build the parser`),
+      );
       expect(screen()).toMatch(/\$0\.00 of \$5\.00 spent, \$5\.00 left/);
-      expect(screen()).toMatch(/w-1 {2}A {2}heard \d+s ago/);
+      expect(screen()).toMatch(new RegExp(`${id} {2}A {2}heard \\d+s ago`));
 
-      await store.complete({ ...a, version: a.version, costMicroUsd: 250_000 });
+      const { id: _a, ...aFence } = a;
+      await call("/tasks/A/complete", token, { ...aFence, cost_usd: "0.25" });
       await shows("the finished task", /A +DONE +- +1 +- +\$0\.25 /);
       await shows("the new spend", /\$0\.25 of \$5\.00 spent, \$4\.75 left/);
-      const b = await claim();
-      await store.fail({ ...b, costMicroUsd: 0, reason: "tests failed" });
+      const { id: _b, ...bFence } = await claim();
+      await call("/tasks/B/fail", token, { ...bFence, reason: "tests failed" });
       await shows("the failed task", /B +FAILED/);
 
       // A filter keeps B only, Esc clears it; then B is selected and reset after its confirmation.
@@ -125,55 +143,54 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
       await shows("the outcome", /reset B to PENDING: done/);
       const events = await store.listEvents("dash", { limit: 1000 });
       expect(events.filter((e) => e.eventType === "RESET").map((e) => e.taskId)).toEqual(["B"]);
+      // A refused action shows on the status line, and the view goes on.
+      tmux("send-keys", "x");
+      await shows("the second question", /reset B to PENDING\? \[y\/N\]/);
+      tmux("send-keys", "y");
+      await shows("the refusal", /reset B to PENDING: B is PENDING, not FAILED/);
 
       tmux("send-keys", "q");
       await shows("a clean exit", /EXITED 0/);
     });
   });
 
-  it("prints plain snapshots without a terminal, from a control plane, and names --plan and a refused token", async () => {
-    const admin = "admin-s3cret-for-dashboard-cli";
-    const settings = parseServerSettings({
-      WHILLY_WORKER_BOOTSTRAP_TOKEN: "bootstrap-s3cret-for-dashboard",
-      WHILLY_ADMIN_TOKEN: admin,
-      WHILLY_EVENTS_POLL: "60",
+  it("prints plain snapshots of the store without a terminal, and names --plan and a refused token", async () => {
+    const cwd = makeRepo();
+    const env = baseEnv({
+      WHILLY_DATABASE_URL: database.url,
+      NO_COLOR: "1",
+      WHILLY_DASHBOARD_REFRESH: "0.1",
     });
-    const server = await startNodeServer({ store, settings, auth: createTokenAuth(settings.auth), port: 0 });
-    try {
-      const cwd = makeRepo();
-      const env = baseEnv({ WHILLY_ADMIN_TOKEN: admin, NO_COLOR: "1", WHILLY_DASHBOARD_REFRESH: "0.1" });
-      const once = await runCli(["dashboard", "--once", "--connect", server.url], { cwd, env, tty: false });
-      expect(once.code, once.err).toBe(0);
-      expect(once.out).toMatch(/^plan dash \(dash\) {2}\d{4}-/);
-      expect(once.out).toMatch(/^ID +STATUS +WORKER +ATT +ELAPSED +COST +STEP +DESCRIPTION$/m);
-      expect(once.out).toMatch(/^A +\w+ +.* build the parser$/m);
-      expect(once.out).toContain("of $5.00 spent");
-      expect(once.out).toMatch(/task\.created {2}A/);
-      expect(once.out).not.toContain("\u001b");
+    const once = await runCli(["dashboard", "--once"], { cwd, env, tty: false });
+    expect(once.code, once.err).toBe(0);
+    expect(once.out).toMatch(/^plan dash \(dash\) {2}\d{4}-/);
+    expect(once.out).toMatch(/^ID +STATUS +WORKER +ATT +ELAPSED +COST +STEP +DESCRIPTION$/m);
+    expect(once.out).toMatch(/^A +\w+ +.* build the parser$/m);
+    expect(once.out).toContain("of $5.00 spent");
+    expect(once.out).toMatch(/task\.created {2}A/);
+    expect(once.out).not.toContain("\u001b");
 
-      // Without --once: a snapshot every refresh until Ctrl-C (130), with no escape codes.
-      const proc = spawnBin(["dashboard", "--plan", "dash", "--connect", server.url], { cwd, env });
-      await waitFor("two snapshots", () => (proc.out().split("\nplan dash").length > 2 ? true : undefined));
-      proc.child.kill("SIGINT");
-      const done = await proc.done;
-      expect(done.code, done.err).toBe(130);
-      expect(done.out).not.toContain("\u001b");
+    // Without --once: a snapshot every refresh until Ctrl-C (130), with no escape codes.
+    const proc = spawnBin(["dashboard", "--plan", "dash"], { cwd, env });
+    await waitFor("two snapshots", () => (proc.out().split("\nplan dash").length > 2 ? true : undefined));
+    proc.child.kill("SIGINT");
+    const done = await proc.done;
+    expect(done.code, done.err).toBe(130);
+    expect(done.out).not.toContain("\u001b");
 
-      const refused = await runCli(["dashboard", "--once", "--connect", server.url], {
-        cwd,
-        env: baseEnv({ WHILLY_READ_TOKEN: "whilly_read_not-a-real-token" }),
-      });
-      expect(refused.code).toBe(2);
-      expect(refused.err).toMatch(/answered 401[\s\S]*hint: set WHILLY_READ_TOKEN .* WHILLY_ADMIN_TOKEN/);
+    const refused = await runCli(["dashboard", "--once", "--connect", server.url], {
+      cwd,
+      env: baseEnv({ WHILLY_READ_TOKEN: "whilly_read_not-a-real-token" }),
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/answered 401[\s\S]*hint: set WHILLY_READ_TOKEN .* WHILLY_ADMIN_TOKEN/);
 
-      await store.importPlan(parsePlanObject({ project: "other", tasks }, "test"));
-      const two = await runCli(["dashboard", "--once", "--connect", server.url], { cwd, env });
-      expect(two.code).toBe(2);
-      expect(two.err).toMatch(
-        /there are 2 plans; name one with --plan\nhint: e\.g\. whilly dashboard --plan /,
-      );
-    } finally {
-      await server.close(1000);
-    }
+    await store.importPlan(parsePlanObject({ project: "other", tasks }, "test"));
+    const two = await runCli(["dashboard", "--once", "--connect", server.url], {
+      cwd,
+      env: baseEnv({ WHILLY_ADMIN_TOKEN: ADMIN }),
+    });
+    expect(two.code).toBe(2);
+    expect(two.err).toMatch(/there are 2 plans; name one with --plan\nhint: e\.g\. whilly dashboard --plan /);
   });
 });

@@ -1,3 +1,4 @@
+import { VersionConflict } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
 import { type DashboardState, EMPTY_STATE, reduceEvent, reduceSnapshot } from "./model.js";
 import type { DashboardSource } from "./sources.js";
@@ -108,7 +109,7 @@ export class DashboardController {
       else if (name === "resumeWorkers") await actions.resumeWorkers();
       this.status = `${describeAction(name, taskId)}: done`;
     } catch (error) {
-      this.status = `${describeAction(name, taskId)}: ${message(error)}`;
+      this.status = `${describeAction(name, taskId)}: ${refusal(name, error)}`;
     }
     await this.refresh();
   }
@@ -148,6 +149,15 @@ export function describeAction(name: ActionName, taskId?: string): string {
     case "resumeWorkers":
       return "resume all workers";
   }
+}
+
+/** Why an action was refused: a task in the wrong status named with the statuses it needs. */
+function refusal(name: ActionName, error: unknown): string {
+  if (error instanceof VersionConflict && error.actualStatus !== undefined) {
+    const needed = name === "reset" ? "FAILED" : "CLAIMED or IN_PROGRESS";
+    return `${error.taskId} is ${error.actualStatus}, not ${needed}`;
+  }
+  return message(error);
 }
 
 function message(error: unknown): string {
