@@ -151,6 +151,8 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
 
       tmux("send-keys", "q");
       await shows("a clean exit", /EXITED 0/);
+      // The terminal is as it was: the dashboard drew on the alternate screen, which is gone.
+      expect(screen()).not.toContain("q quit");
     });
   });
 
