@@ -7,7 +7,9 @@ const LEAVE_ALTERNATE_SCREEN = "\u001b[?1049l";
 
 /**
  * Shows the dashboard full-screen on the terminal (its alternate screen) until `q`, Ctrl-C or
- * `interrupt` (SIGTERM), then restores the terminal as it was. Loaded only by `whilly dashboard`, so Ink and React cost other commands nothing.
+ * `interrupt` (SIGTERM), then restores the terminal as it was. Loaded only by `whilly dashboard`, so
+ * Ink and React cost other commands nothing.
+ * @returns whether Ctrl-C or `interrupt` ended it (exit 130) rather than `q`.
  */
 export async function showDashboard(
   controller: DashboardController,
