@@ -16,6 +16,7 @@ describe("CLI settings", () => {
       limitBackoffMaxMs: 21_600_000,
       secrets: [],
       eventsPollMs: 1000,
+      dashboardRefreshMs: 1000,
     });
   });
 
@@ -23,6 +24,10 @@ describe("CLI settings", () => {
     expect(parseCliSettings({ WHILLY_EVENTS_POLL: "0.2" }).eventsPollMs).toBe(200);
     expect(() => parseCliSettings({ WHILLY_EVENTS_POLL: "never" })).toThrow(
       /WHILLY_EVENTS_POLL must be a positive number of seconds/,
+    );
+    expect(parseCliSettings({ WHILLY_DASHBOARD_REFRESH: "0.2" }).dashboardRefreshMs).toBe(200);
+    expect(() => parseCliSettings({ WHILLY_DASHBOARD_REFRESH: "0" })).toThrow(
+      /WHILLY_DASHBOARD_REFRESH must be/,
     );
   });
 

@@ -18,6 +18,7 @@ import {
   releaseRequestSchema,
   startRequestSchema,
   taskResponseSchema,
+  workersPauseResponseSchema,
 } from "@whilly/core";
 
 /** A JSON Schema (draft 2020-12) object, as OpenAPI 3.1 embeds it. */
@@ -44,6 +45,7 @@ const SCHEMAS = {
   PlanEventsResponse: planEventsResponseSchema,
   PlanFile: planFileSchema,
   CreatePlanResponse: createPlanResponseSchema,
+  WorkersPauseResponse: workersPauseResponseSchema,
 } as const;
 
 /** A component name of {@link componentSchemas}. */
