@@ -53,6 +53,10 @@ const EVENT_WRITES: { readonly [M in Method]?: PlansOf<M> } = {
   releaseExpiredLeases: (_args, released) => refs(released),
   releaseOfflineWorkers: (_args, result) => refs(result.released),
   revokeWorker: (_args, result) => refs(result.released),
+  resetTask: ([planId]) => [planId],
+  releaseTask: ([planId]) => [planId],
+  pauseWorkers: (_args, result) => result.planIds,
+  resumeWorkers: (_args, result) => result.planIds,
 };
 
 /**

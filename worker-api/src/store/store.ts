@@ -13,7 +13,7 @@ import type { NewEvent } from "./events/insert-events.js";
 import type { EventCursor, SettledEvent } from "./events/settled-events.js";
 import type { MetricsQuery, StoreMetrics } from "./metrics/read-metrics.js";
 import type { ListenForReady } from "./ready/listener.js";
-import type { ResumeResult, WorkersPause } from "./workers/pause.js";
+import type { PauseResult, ResumeResult, WorkersPause } from "./workers/pause.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
 import type { ReadTokenRecord } from "./workers/read-tokens.js";
 import type { RevokeResult } from "./workers/registration.js";
@@ -28,7 +28,7 @@ export type {
   StoreMetrics,
   TaskCount,
 } from "./metrics/read-metrics.js";
-export type { ResumeResult, WorkersPause } from "./workers/pause.js";
+export type { PauseResult, ResumeResult, WorkersPause } from "./workers/pause.js";
 export { BearerNotStored, type PresentedBearer } from "./workers/presented-bearer.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
@@ -175,9 +175,9 @@ export interface Store extends TaskStore {
    * Pauses every worker, also those that register later: their claims find nothing until
    * {@link Store.resumeWorkers}; tasks in flight finish normally. Writes `worker.paused` (reason `admin`)
    * in each plan with unfinished tasks when the pause is new; idempotent.
-   * @returns the pause in force.
+   * @returns the pause in force and the plans it wrote `worker.paused` in.
    */
-  pauseWorkers(): Promise<WorkersPause>;
+  pauseWorkers(): Promise<PauseResult>;
 
   /**
    * Lifts {@link Store.pauseWorkers}: writes `worker.resumed` in each plan with unfinished tasks and

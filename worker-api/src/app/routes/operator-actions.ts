@@ -42,7 +42,7 @@ export function operatorRoutes(deps: AppDeps) {
       return c.json(pausePayload(pause));
     })
     .post("/workers/pause", admin, async (c) => {
-      const pause = await deps.withStore((store) => store.pauseWorkers());
+      const { pause } = await deps.withStore((store) => store.pauseWorkers());
       deps.log?.("info", "operator.workers_paused", {});
       return c.json(pausePayload(pause));
     })

@@ -95,8 +95,9 @@ export function describeOperatorActionContract(ctx: ContractContext): void {
       await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
       const held = await claimAs(ctx.store, "p", "w1");
       if (!held) throw new Error("no task claimed");
-      const pause = await ctx.store.pauseWorkers();
+      const { pause, planIds } = await ctx.store.pauseWorkers();
       expect(pause.reason).toBe("admin");
+      expect(planIds).toEqual(["p"]);
       expect(await ctx.store.readWorkersPause()).toEqual(pause);
       expect(await claimAs(ctx.store, "p", "w1")).toBeUndefined();
       expect(await claimAs(ctx.store, "p", "late-worker")).toBeUndefined();
@@ -109,7 +110,7 @@ export function describeOperatorActionContract(ctx: ContractContext): void {
         costMicroUsd: 0,
       });
       expect(done.task.status).toBe("DONE");
-      expect(await ctx.store.pauseWorkers()).toEqual(pause);
+      expect(await ctx.store.pauseWorkers()).toEqual({ pause, planIds: [] });
       expect(await ctx.store.resumeWorkers()).toEqual({ resumed: true, planIds: ["p"] });
       expect(await ctx.store.readWorkersPause()).toBeUndefined();
       expect((await claimAs(ctx.store, "p", "late-worker"))?.id).toBe("B");

@@ -11,6 +11,9 @@ export const EVERY_WORKER = "*";
 /** An operator's pause of every worker: since when (database clock) and why (`admin`). */
 export type WorkersPause = { readonly pausedAt: Date; readonly reason: string };
 
+/** What {@link pauseWorkers} did: the pause in force, and the plans it wrote `worker.paused` in (none when already paused). */
+export type PauseResult = { readonly pause: WorkersPause; readonly planIds: string[] };
+
 /** What {@link resumeWorkers} did: whether a pause was lifted, and the plans whose claimers it woke. */
 export type ResumeResult = { readonly resumed: boolean; readonly planIds: string[] };
 
@@ -20,9 +23,9 @@ export type ResumeResult = { readonly resumed: boolean; readonly planIds: string
  * pausing a paused control plane changes nothing and writes nothing. A new pause writes
  * `worker.paused` `{worker_id: null, reason: "admin", until: null, message: ""}` once in each plan with
  * unfinished tasks, in plan id order.
- * @returns the pause in force (the earlier one when already paused).
+ * @returns the pause in force (the earlier one when already paused) and the plans written to.
  */
-export async function pauseWorkers(tx: Db): Promise<WorkersPause> {
+export async function pauseWorkers(tx: Db): Promise<PauseResult> {
   const [created] = await tx
     .insert(workerPauses)
     .values({ scope: EVERY_WORKER, reason: ADMIN_PAUSE_REASON })
@@ -38,11 +41,11 @@ export async function pauseWorkers(tx: Db): Promise<WorkersPause> {
         payload: { worker_id: null, reason: ADMIN_PAUSE_REASON, until: null, message: "" },
       })),
     );
-    return { pausedAt: created.pausedAt, reason: created.reason };
+    return { pause: { pausedAt: created.pausedAt, reason: created.reason }, planIds };
   }
   const pause = await readWorkersPause(tx);
   if (!pause) throw new Error("the pause row vanished while inserting it");
-  return pause;
+  return { pause, planIds: [] };
 }
 
 /**
