@@ -16,6 +16,7 @@ describe("CLI settings", () => {
       limitBackoffMaxMs: 21_600_000,
       secrets: [],
       eventsPollMs: 1000,
+      storeSocketWaitMs: 1000,
     });
   });
 

@@ -91,6 +91,12 @@ export type CliSettings = {
    * notification, and on `--connect` before reconnecting. From `WHILLY_EVENTS_POLL` (s), default 1 s.
    */
   readonly eventsPollMs: number;
+  /**
+   * How long a command that finds the embedded store locked by a live process of this host waits for
+   * that process's local socket before it gives up with `StoreLocked` (ms): the owner binds it right
+   * after taking the lock. From `WHILLY_STORE_SOCKET_WAIT` (s), default 1 s.
+   */
+  readonly storeSocketWaitMs: number;
 };
 
 /**
@@ -100,7 +106,7 @@ export type CliSettings = {
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
  * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`); `WHILLY_EVENTS_POLL` (seconds,
- * default 1, at most an hour). Durations are read as the control
+ * default 1, at most an hour); `WHILLY_STORE_SOCKET_WAIT` (seconds, default 1, at most 60). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -121,6 +127,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
   const eventsPollMs = seconds("WHILLY_EVENTS_POLL", 1000, 3_600_000);
+  const storeSocketWaitMs = seconds("WHILLY_STORE_SOCKET_WAIT", 1000, 60_000);
   const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
     readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
   // A retry may come at once (0); a provider limit always pauses a little.
@@ -150,6 +157,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     secrets: secretValuesOf(env),
     cacheDir: cacheDirOf(env),
     eventsPollMs,
+    storeSocketWaitMs,
   };
 }
 
