@@ -43,7 +43,8 @@ export function encode(value: unknown, functions: FunctionCodec = {}, seen = new
   }
   if (value === null) return null;
   const object = value as object;
-  if (object instanceof Date) return { [TAG]: "d", v: Number.isNaN(object.getTime()) ? null : object.toISOString() };
+  if (object instanceof Date)
+    return { [TAG]: "d", v: Number.isNaN(object.getTime()) ? null : object.toISOString() };
   if (object instanceof Uint8Array) return { [TAG]: "y", v: Buffer.from(object).toString("base64") };
   if (object instanceof Error) return { [TAG]: "e", v: encodeError(object) as unknown as Wire };
   if (seen.has(object)) throw new TypeError("a cyclic value cannot cross the local socket");

@@ -88,7 +88,11 @@ function proxyStore(socket: Socket, frames: FrameRoute, hello: Hello, whillyDir:
       writeFrame(socket, frame(id));
     });
   };
-  const call = async (method: string, args: unknown[], keep: boolean): Promise<{ r: Wire; handles: number[] }> => {
+  const call = async (
+    method: string,
+    args: unknown[],
+    keep: boolean,
+  ): Promise<{ r: Wire; handles: number[] }> => {
     const handles: number[] = [];
     const functions: FunctionCodec = {
       encode: (fn) => {
@@ -122,7 +126,8 @@ function proxyStore(socket: Socket, frames: FrameRoute, hello: Hello, whillyDir:
     };
   const store: Record<string, unknown> = { driver: hello.driver as StoreDriver };
   for (const [name, kind] of Object.entries(STORE_METHODS)) {
-    if (kind === "call") store[name] = async (...args: unknown[]) => decode((await call(name, args, false)).r);
+    if (kind === "call")
+      store[name] = async (...args: unknown[]) => decode((await call(name, args, false)).r);
     else if (kind === "listen" && hello.listens.includes(name)) store[name] = listen(name);
   }
   store.close = async () => {

@@ -1,4 +1,12 @@
-import { lstatSync, mkdtempSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
 
@@ -80,7 +88,11 @@ function removeStale(whillyDir: string): void {
   const old = advertised(whillyDir);
   unlinkQuietly(join(whillyDir, ADVERT_NAME));
   // Only what whilly made: a socket in a directory of its own under the temp directory.
-  if (old === undefined || dirname(dirname(old)) !== tmpdir() || !basename(dirname(old)).startsWith(TMP_PREFIX))
+  if (
+    old === undefined ||
+    dirname(dirname(old)) !== tmpdir() ||
+    !basename(dirname(old)).startsWith(TMP_PREFIX)
+  )
     return;
   unlinkSocket(old);
   rmdirQuietly(dirname(old));
