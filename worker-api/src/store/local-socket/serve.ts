@@ -38,19 +38,21 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
   }
   if (place === undefined) return undefined;
   const socketPlace = place;
-  const connections = new Set<Socket>();
+  const connections = new Map<Socket, { endSubscriptions(): Promise<void> }>();
   const underWay = new Set<Promise<unknown>>();
   let closing = false;
   const server = createServer((socket) => {
-    connections.add(socket);
     socket.on("error", () => {});
     const served = serveConnection(socket, store, { closing: () => closing, underWay });
+    connections.set(socket, served);
     socket.on("close", () => {
       connections.delete(socket);
       void served.endSubscriptions();
     });
   });
   server.on("error", () => {});
+  // Serving never keeps the process alive by itself: the owner's own work does, and closes the store.
+  server.unref();
   try {
     // Binding a unix socket happens within listen(): the path answers when it returns.
     server.listen(socketPlace.path);
@@ -70,7 +72,9 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
         closing = true;
         server.close();
         await Promise.allSettled([...underWay]);
-        for (const socket of connections) socket.destroy();
+        const served = [...connections];
+        for (const [socket] of served) socket.destroy();
+        await Promise.all(served.map(([, connection]) => connection.endSubscriptions()));
         removeSocketPlace(socketPlace);
         process.off("exit", atExit);
       })();
