@@ -17,6 +17,7 @@ describe("CLI settings", () => {
       secrets: [],
       eventsPollMs: 1000,
       dashboardRefreshMs: 1000,
+      storeSocketWaitMs: 1000,
     });
   });
 

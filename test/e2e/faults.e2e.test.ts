@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import {
   readAgentLog,
   removeAll,
   runBin,
+  runCli,
   scratchDir,
   spawnBin,
   type TaskLine,
@@ -61,6 +62,11 @@ describe("whilly run as a process", () => {
     expect((await first.done).signal).toBe("SIGKILL");
     const deadWorker = `local-${hostname()}-${first.child.pid}`;
 
+    // The killed run left its socket: the next command is refused at it and opens the store itself.
+    expect(existsSync(join(repo, ".whilly", "whilly.sock"))).toBe(true);
+    const shown = await runCli(["plan", "show", "killed"], { cwd: repo, env });
+    expect(shown).toMatchObject({ code: 0, err: "" });
+    expect(shown.out).toMatch(/IN_PROGRESS *\] K-1/);
     // What the killed run left: K-1 leased to a worker that is gone.
     const left = await withStore(repo, (store) => store.getTask("killed", "K-1"));
     expect(left).toMatchObject({ status: "IN_PROGRESS", claimedBy: deadWorker });
@@ -85,7 +91,7 @@ describe("whilly run as a process", () => {
     expect(done).toMatchObject({ status: "DONE", attempts: 2 });
   });
 
-  it("refuses a second process while a run holds the embedded store, and the run goes on", async () => {
+  it("serves a second process's commands while a run holds the embedded store, refuses a second run, and the run goes on", async () => {
     const { repo, scratch, env, agents } = setup({});
     const go = join(scratch, "go");
     const waiting = fakeAgentEnv({ script: { "L-1": { until_file: go } }, log: join(scratch, "agent.log") });
@@ -97,26 +103,33 @@ describe("whilly run as a process", () => {
         runBin(["plan", "list"], { cwd: repo, env }),
         runBin(["run", "tasks.json"], { cwd: repo, env }),
       ]);
+      // Served by the run, through its socket in .whilly/.
+      expect(list).toMatchObject({ code: 0, err: "" });
+      expect(list.out).toMatch(/^locked +/m);
+      const budget = await runCli(["plan", "budget", "locked", "5"], { cwd: repo, env });
+      expect(budget).toMatchObject({ code: 0, err: "" });
+      const events = await runCli(["events", "locked"], { cwd: repo, env });
+      expect(events.out).toMatch(/CLAIM[\s\S]*START[\s\S]*plan\.budget_changed/);
+      // A run owns the store itself, so a second one is refused.
       const store = join(repo, ".whilly", "pgdata");
-      for (const second of [list, run]) {
-        expect(second.code).toBe(1);
-        expect(second.out).toBe("");
-        const [error, hint, rest] = second.err.split("\n");
-        expect(error).toContain(
-          `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid} on host '${hostname()}' (this one), since `,
-        );
-        expect(error).toContain(`; lock file ${store}.lock)`);
-        expect(hint).toBe(
-          `hint: wait for it to finish (or stop it: kill ${first.child.pid}), or set WHILLY_DATABASE_URL to share a Postgres server between processes`,
-        );
-        expect(rest).toBe("");
-      }
+      expect(run.code).toBe(1);
+      expect(run.out).toBe("");
+      const [error, hint, rest] = run.err.split("\n");
+      expect(error).toContain(
+        `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid} on host '${hostname()}' (this one), since `,
+      );
+      expect(error).toContain(`; lock file ${store}.lock)`);
+      expect(hint).toBe(
+        `hint: wait for it to finish (or stop it: kill ${first.child.pid}), or set WHILLY_DATABASE_URL to share a Postgres server between processes`,
+      );
+      expect(rest).toBe("");
     } finally {
       writeFileSync(go, "");
     }
     const result = await first.done;
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(/\nplan 'locked': DONE=1 · spent \$0\.0125 ·/);
+    // The budget set through the run's socket is the run's own.
+    expect(result.out).toMatch(/\nplan 'locked': DONE=1 · spent \$0\.0125 of \$5\.00 budget ·/);
     expect(agents().map((a) => a.task)).toEqual(["L-1"]);
   });
 

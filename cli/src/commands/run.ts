@@ -150,7 +150,8 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
       const { agents, working } = await runAgents(args, ctx);
       const claude = agents.settings.claude;
       // A stored plan is run only from a store that exists; a file may start a new one.
-      if (args.file === undefined) await ctx.store({ mustExist: true });
+      // Owned, never served by another process: a run takes over what a run that is gone left claimed.
+      if (args.file === undefined) await ctx.store({ mustExist: true, own: true });
       // Running attempts are recorded in .whilly/, so the next run can end what a kill -9 left running.
       const stateDir = workspace.whillyDir;
       ctx.exitCode = await runLocal(ctx, {

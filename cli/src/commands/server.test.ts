@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import {
   writePlanFile,
 } from "../../../test/support/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../test/support/db.js";
+import { main } from "../main.js";
 
 afterAll(() => removeAll());
 
@@ -254,17 +255,63 @@ describe("whilly server", () => {
       template = await makeStoreTemplate();
     });
 
-    it("serves .whilly/ as its one owner: other commands on that store are refused while it runs", async () => {
+    it("owns .whilly/ and serves it to the other commands run there, which read and write through it", async () => {
       const repo = makeRepo(template);
-      const { proc, url } = await startServer(repo, { WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP });
+      const admin = "admin-s3cret-token-5d1e";
+      const { proc, url } = await startServer(repo, {
+        WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP,
+        WHILLY_ADMIN_TOKEN: admin,
+      });
+      const socket = join(repo, ".whilly", "whilly.sock");
+      const cli = (...argv: string[]) => runCli(argv, { cwd: repo });
       try {
-        expect((await fetch(`${url}/health`)).status).toBe(200);
         expect(logLines(proc.err())).toContainEqual(
           expect.objectContaining({ event: "server.listening", store: "pglite" }),
         );
-        const other = await runCli(["plan", "list"], { cwd: repo });
-        expect(other.code).not.toBe(0);
-        expect(other.err).toContain("in use by another whilly process");
+        expect(statSync(socket).mode & 0o777).toBe(0o600);
+        writePlanFile(join(repo, "tasks.json"), "served", [["S-1", "high"]]);
+        const imported = await cli("plan", "import", "tasks.json");
+        expect(imported).toMatchObject({ code: 0, err: "" });
+        expect(imported.out).toContain("imported plan 'served'");
+        // A second process (this one) follows the audit log through the server while it changes.
+        const stop = new AbortController();
+        let followed = "";
+        const follow = main(["events", "served", "-f"], {
+          out: { write: (text: string) => (followed += text), isTTY: false },
+          err: { write: () => true, isTTY: false },
+          env: baseEnv({ WHILLY_EVENTS_POLL: "0.2" }),
+          cwd: repo,
+          interrupt: stop.signal,
+        });
+        await waitFor("the followed import", () => (followed.includes("task.created") ? true : undefined));
+        expect((await cli("plan", "budget", "served", "2.5")).code).toBe(0);
+        await waitFor("the followed budget change", () =>
+          followed.includes("plan.budget_changed") ? true : undefined,
+        );
+        stop.abort();
+        expect(await follow).toBe(130);
+        expect((await cli("plan", "reset", "served", "--failed", "--yes")).code).toBe(0);
+        const shown = await cli("plan", "show", "served");
+        expect(shown).toMatchObject({ code: 0, err: "" });
+        expect(shown.out).toMatch(/\[PENDING *\] S-1/);
+        expect((await cli("plan", "list")).out).toMatch(/^served +/m);
+        const missing = await cli("plan", "show", "nope");
+        expect(missing.code).toBe(2);
+        expect(missing.err).toContain("error: plan 'nope' not found\n");
+        // What the commands wrote is the owner's: its read API answers with it.
+        const owned = await fetch(`${url}/api/v1/plans/served`, {
+          headers: { authorization: `Bearer ${admin}` },
+        });
+        expect(await owned.json()).toMatchObject({ id: "served", budget_usd: "2.500000" });
+        const events = await cli("events", "served");
+        expect(events.out).toContain("plan.budget_changed");
+        // The owner still refuses a second owner: another server fails on the lock.
+        const second = await runBin(["server", "--port", "0"], {
+          cwd: repo,
+          env: baseEnv({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOTSTRAP }),
+        });
+        expect(second.code).not.toBe(0);
+        expect(second.err).toContain("in use by another whilly process");
       } finally {
         proc.child.kill("SIGINT");
       }
@@ -273,7 +320,8 @@ describe("whilly server", () => {
       expect(logLines(done.err)).toContainEqual(
         expect.objectContaining({ event: "server.signal", signal: "SIGINT" }),
       );
-      // The lock went with the server.
+      // The socket and the lock went with the server: the next command opens the store itself.
+      expect(existsSync(socket)).toBe(false);
       expect((await runCli(["plan", "list"], { cwd: repo })).code).toBe(0);
     });
 

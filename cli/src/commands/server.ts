@@ -17,7 +17,7 @@ import { openCliStore } from "../store/open-store.js";
 /**
  * `whilly server [--port 8000] [--host 127.0.0.1]`: the control plane over HTTP for remote workers.
  * Serves Postgres when `WHILLY_DATABASE_URL` is set, else the embedded store in `.whilly/` (the server
- * then owns it: other whilly commands on that store wait for it to stop). Prints its URL on stdout;
+ * then owns it and serves it to the other whilly commands run there, docs/cli.md). Prints its URL on stdout;
  * everything on stderr is a JSON log line, its signals and its failures too (`server.signal`,
  * `server.failed`); SIGTERM or SIGINT shut it down gracefully (exit 0).
  */
@@ -59,7 +59,11 @@ async function serve(ctx: CliContext, log: Logger, args: { port: string | undefi
   const settings = parseServerSettings(ctx.io.env);
   const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
   const auth = createTokenAuth({ ...settings.auth, log });
-  const store = await openCliStore(storeSettings, { ...ctx.io, err: noticesAsLog(log, "server.notice") });
+  const store = await openCliStore(
+    storeSettings,
+    { ...ctx.io, err: noticesAsLog(log, "server.notice") },
+    { own: true },
+  );
   try {
     const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });
     ctx.io.out.write(`${await connectUrl(server.url)}\n`);

@@ -69,7 +69,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const io = { ...ctx.io, out: redactingWriter(ctx.io.out, settings.secrets) };
   // The file is read before the store is opened, so a bad file or flag leaves nothing behind.
   const spec = await readSpec(io, options);
-  const store = await ctx.store();
+  const store = await ctx.store({ own: true });
   const loaded = await loadPlan(ctx, store, spec, options.planId, options.maxAttempts);
   if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;

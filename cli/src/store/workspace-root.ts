@@ -27,11 +27,11 @@ export function findWorkspace(cwd: string): WorkspaceLayout {
 }
 
 /**
- * Creates `.whilly/` and keeps it out of git through `info/exclude` (never the user's `.gitignore`).
- * Idempotent.
+ * Creates `.whilly/` (private to this user, 0700, when new: it holds the store and its socket) and
+ * keeps it out of git through `info/exclude` (never the user's `.gitignore`). Idempotent.
  */
 export function prepareWhillyDir(layout: WorkspaceLayout): void {
-  mkdirSync(layout.whillyDir, { recursive: true });
+  mkdirSync(layout.whillyDir, { recursive: true, mode: 0o700 });
   if (!layout.gitCommonDir) return;
   const exclude = join(layout.gitCommonDir, "info", "exclude");
   const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";

@@ -2,6 +2,7 @@ export { createStore } from "./create-store.js";
 export type { Db, Tx } from "./db.js";
 export { translateError } from "./errors.js";
 export type { NewEvent } from "./events/insert-events.js";
+export { connectLocalStore, type LocalStoreServer, serveStoreLocally } from "./local-socket/index.js";
 export { migrationsFolder } from "./migrations-folder.js";
 export { createPostgresDatabase } from "./open/create-database.js";
 export { type EmbeddedStoreOptions, openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";

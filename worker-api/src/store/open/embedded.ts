@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { createStore } from "../create-store.js";
 import type { Db } from "../db.js";
+import { type LocalStoreServer, serveStoreLocally } from "../local-socket/serve.js";
 import { applyMigrations } from "../migrate.js";
 import { pgliteReadyListener } from "../ready/listen-pglite.js";
 import { EVENTS_CHANNEL } from "../ready/signal-ready.js";
@@ -21,6 +22,12 @@ export type EmbeddedStoreOptions = {
    * when `undefined`: every new store then runs PGlite's whole first start.
    */
   readonly cacheDir?: string | undefined;
+  /**
+   * The whilly directory (`.whilly/`) whose local socket serves this store to other whilly commands
+   * of this user while this process owns it (see `serveStoreLocally`, docs/cli.md); served to no one
+   * when `undefined`.
+   */
+  readonly serveLocally?: string | undefined;
 };
 
 /**
@@ -36,11 +43,22 @@ export type EmbeddedStoreOptions = {
  */
 export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<Store> {
   const lock = acquireStoreLock(dataDir);
+  // Bound right after the lock, so a command that finds the lock finds the socket too; its calls
+  // wait until the store is open.
+  let opened: { resolve: (store: Store) => void; reject: (error: unknown) => void } | undefined;
+  const opening = new Promise<Store>((resolve, reject) => (opened = { resolve, reject }));
+  opening.catch(() => {});
+  const server =
+    options.serveLocally === undefined ? undefined : serveStoreLocally(options.serveLocally, opening);
   try {
     const cacheDir = isNew(dataDir) ? options.cacheDir : undefined;
     mkdirSync(dataDir, { recursive: true });
-    return await openPglite(await startPglite(dataDir, cacheDir), lock);
+    const store = await openPglite(await startPglite(dataDir, cacheDir), lock, server);
+    opened?.resolve(store);
+    return store;
   } catch (error) {
+    opened?.reject(error);
+    await server?.close();
     lock.release();
     throw openFailure(error, dataDir);
   }
@@ -51,7 +69,7 @@ export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreO
  * template in `options.cacheDir` when there is one.
  */
 export async function openInMemoryStore(options: EmbeddedStoreOptions = {}): Promise<Store> {
-  return openPglite(await startPglite(undefined, options.cacheDir), undefined);
+  return openPglite(await startPglite(undefined, options.cacheDir), undefined, undefined);
 }
 
 /**
@@ -94,7 +112,11 @@ function isNew(dataDir: string): boolean {
   }
 }
 
-async function openPglite(started: { client: PGlite; db: Db }, lock: StoreLock | undefined): Promise<Store> {
+async function openPglite(
+  started: { client: PGlite; db: Db },
+  lock: StoreLock | undefined,
+  server: LocalStoreServer | undefined,
+): Promise<Store> {
   const { client, db } = started;
   return createStore(db, {
     driver: "pglite",
@@ -102,6 +124,8 @@ async function openPglite(started: { client: PGlite; db: Db }, lock: StoreLock |
     listenForEvents: pgliteReadyListener(client, EVENTS_CHANNEL),
     close: async () => {
       try {
+        // Calls under way from other processes finish before the database closes.
+        await server?.close();
         await client.close();
       } finally {
         lock?.release();

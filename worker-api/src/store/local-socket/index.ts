@@ -1,0 +1,2 @@
+export { connectLocalStore } from "./connect.js";
+export { type LocalStoreServer, serveStoreLocally } from "./serve.js";

@@ -1,0 +1,170 @@
+import { chmodSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import { InvalidInput, StoreUnavailable } from "@whilly/core";
+import type { ReadyListener } from "../ready/listener.js";
+import type { Store } from "../store.js";
+import { decode, encode, encodeError, type FunctionCodec, type Wire } from "./codec.js";
+import { type Frame, readFrames, writeFrame } from "./frames.js";
+import { methodKind, PROTOCOL_VERSION } from "./methods.js";
+import { chooseSocketPlace, removeSocketPlace } from "./socket-path.js";
+
+/** The owner's side of the local socket. */
+export type LocalStoreServer = {
+  /** The socket's path. */
+  readonly path: string;
+  /**
+   * Stops serving: refuses new calls, waits for those under way, ends every subscription and
+   * connection, and removes the socket (and its advert). Safe to call twice.
+   */
+  close(): Promise<void>;
+};
+
+/**
+ * Serves `store` to other whilly processes of this user over a unix socket in `whillyDir` (mode 0600;
+ * see {@link chooseSocketPlace} for a path too long), so that commands run while this process owns
+ * the embedded store work through it instead of failing on its lock. The socket is bound before this
+ * returns, and calls wait for `store` (still opening); when it fails to open, connections are closed.
+ * Only the Store interface's members are callable (`STORE_METHODS`); errors reach the client as the
+ * same classes. The socket is removed on `close()` and at exit; one left by a killed process is
+ * refused connections (ECONNREFUSED) and replaced by the next owner.
+ * @returns `undefined` when no socket could be made here (the store is then served to no one).
+ */
+export function serveStoreLocally(whillyDir: string, store: Promise<Store>): LocalStoreServer | undefined {
+  let place: ReturnType<typeof chooseSocketPlace>;
+  try {
+    place = chooseSocketPlace(whillyDir);
+  } catch {
+    return undefined;
+  }
+  if (place === undefined) return undefined;
+  const socketPlace = place;
+  const connections = new Map<Socket, { endSubscriptions(): Promise<void> }>();
+  const underWay = new Set<Promise<unknown>>();
+  let closing = false;
+  const server = createServer((socket) => {
+    socket.on("error", () => {});
+    const served = serveConnection(socket, store, { closing: () => closing, underWay });
+    connections.set(socket, served);
+    socket.on("close", () => {
+      connections.delete(socket);
+      void served.endSubscriptions();
+    });
+  });
+  server.on("error", () => {});
+  // Serving never keeps the process alive by itself: the owner's own work does, and closes the store.
+  server.unref();
+  try {
+    // Binding a unix socket happens within listen(): the path answers when it returns.
+    server.listen(socketPlace.path);
+    chmodSync(socketPlace.path, 0o600);
+  } catch {
+    server.close();
+    removeSocketPlace(socketPlace);
+    return undefined;
+  }
+  const atExit = () => removeSocketPlace(socketPlace);
+  process.on("exit", atExit);
+  let closed: Promise<void> | undefined;
+  return {
+    path: socketPlace.path,
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        server.close();
+        await Promise.allSettled([...underWay]);
+        const served = [...connections];
+        for (const [socket] of served) socket.destroy();
+        await Promise.all(served.map(([, connection]) => connection.endSubscriptions()));
+        removeSocketPlace(socketPlace);
+        process.off("exit", atExit);
+      })();
+      return closed;
+    },
+  };
+}
+
+/** One client's connection: the greeting once the store is open, then its calls. */
+function serveConnection(
+  socket: Socket,
+  opening: Promise<Store>,
+  shared: { closing: () => boolean; underWay: Set<Promise<unknown>> },
+): { endSubscriptions(): Promise<void> } {
+  const subscriptions = new Map<number, ReadyListener>();
+  let nextSubscription = 1;
+  let gone = false;
+  const endSubscriptions = async () => {
+    gone = true;
+    const all = [...subscriptions.values()];
+    subscriptions.clear();
+    await Promise.allSettled(all.map((listener) => listener.close()));
+  };
+  // A function handle of the client becomes a function that asks the client to call it.
+  const functions: FunctionCodec = {
+    decode:
+      (handle) =>
+      (...args) =>
+        writeFrame(socket, { t: "cb", f: handle, a: args.map((arg) => encode(arg)) }),
+  };
+  const answer = async (id: number, work: () => Promise<Wire>) => {
+    const task = work().then(
+      (r): Frame => ({ t: "ok", id, r }),
+      (error: unknown): Frame => ({ t: "err", id, e: encodeError(error) }),
+    );
+    shared.underWay.add(task);
+    try {
+      writeFrame(socket, await task);
+    } finally {
+      shared.underWay.delete(task);
+    }
+  };
+  const onFrame = (store: Store, frame: Frame) => {
+    if (frame.t === "unlisten") {
+      const listener = subscriptions.get(frame.sub);
+      subscriptions.delete(frame.sub);
+      void answer(frame.id, async () => {
+        await listener?.close();
+        return null;
+      });
+      return;
+    }
+    if (frame.t !== "call") return;
+    void answer(frame.id, async () => {
+      if (shared.closing()) {
+        throw new StoreUnavailable("the whilly process serving this store is stopping", {
+          hint: "run the command again when it has stopped",
+        });
+      }
+      const kind = methodKind(frame.m);
+      const method = (store as unknown as Record<string, unknown>)[frame.m];
+      if ((kind !== "call" && kind !== "listen") || typeof method !== "function") {
+        throw new InvalidInput("method", `the store's local socket serves no method '${frame.m}'`);
+      }
+      const args = frame.a.map((arg) => decode(arg, functions));
+      const result: unknown = await method.apply(store, args);
+      if (kind === "call") return encode(result);
+      const listener = result as ReadyListener;
+      if (gone) {
+        await listener.close();
+        return null;
+      }
+      const id = nextSubscription++;
+      subscriptions.set(id, listener);
+      return id;
+    });
+  };
+  opening.then(
+    (store) => {
+      const listens = (["listenForReady", "listenForEvents"] as const).filter((name) => store[name]);
+      writeFrame(socket, {
+        t: "hello",
+        v: PROTOCOL_VERSION,
+        driver: store.driver,
+        listens,
+        pid: process.pid,
+      });
+      readFrames(socket, (frame) => onFrame(store, frame));
+    },
+    () => socket.destroy(),
+  );
+  return { endSubscriptions };
+}
