@@ -26,6 +26,7 @@ import { recordRefusedReleaseCost, release } from "./tasks/release.js";
 import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
+import { recordTaskEvent } from "./tasks/task-event.js";
 import { heartbeat, touchWorker } from "./workers/heartbeat.js";
 import {
   createReadToken,
@@ -130,6 +131,7 @@ export function createStore(
       }
     },
     releaseUnseenClaim: statement(releaseUnseenClaim),
+    recordTaskEvent: write(recordTaskEvent),
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),
     releaseOfflineWorkers: write(releaseOfflineWorkers),

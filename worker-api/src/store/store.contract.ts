@@ -18,6 +18,7 @@ import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeRetryContract } from "./contract/retries.contract.js";
 import { describeRoutingContract } from "./contract/routing.contract.js";
+import { describeTaskEventContract } from "./contract/task-events.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkContract } from "./contract/work.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
@@ -66,5 +67,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeKeyFileContract(ctx);
     describeWorkContract(ctx);
     describeRoutingContract(ctx);
+    describeTaskEventContract(ctx);
   });
 }
