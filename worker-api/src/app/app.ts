@@ -8,6 +8,7 @@ import { healthRoutes } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { planRoutes } from "./routes/plans.js";
+import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
 
@@ -22,6 +23,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono()
     .use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge }))
     .route("/tasks", taskRoutes(deps))
+    .route("/tasks", taskEventRoutes(deps))
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
     .use("/openapi.json", readerCredential(deps))

@@ -17,6 +17,8 @@ import {
   registerResponseSchema,
   releaseRequestSchema,
   startRequestSchema,
+  taskEventRequestSchema,
+  taskEventResponseSchema,
   taskResponseSchema,
 } from "@whilly/core";
 
@@ -38,6 +40,8 @@ const SCHEMAS = {
   FailRequest: failRequestSchema,
   ReleaseRequest: releaseRequestSchema,
   TaskResponse: taskResponseSchema,
+  TaskEventRequest: taskEventRequestSchema,
+  TaskEventResponse: taskEventResponseSchema,
   PlanListResponse: planListResponseSchema,
   PlanDetailResponse: planDetailResponseSchema,
   PlanTasksResponse: planTasksResponseSchema,

@@ -56,6 +56,7 @@ export async function recordTaskEvent(tx: Db, input: TaskEventInput): Promise<{ 
   if (task === undefined) throw new TaskNotFound(input.taskId, input.planId);
   if (!(await claimedBy(tx, input))) {
     throw new Forbidden(`worker '${input.workerId}' never ran task '${input.taskId}'`, {
+      reason: "not_task_worker",
       hint: "a worker reports events only about tasks it claimed",
     });
   }
