@@ -145,6 +145,18 @@ export type ProgressEvent =
    * unanswered. The lease was not lost: it runs out and the task is run again.
    */
   | { readonly kind: "release_failed"; readonly task: TaskPayload; readonly error: Error }
+  /**
+   * The failure analysis after `task`'s `FAIL` ended (docs/triz.md#on-a-failed-task): `outcome` is the
+   * event reported (`triz.contradiction`, `triz.error`), `none` (no contradiction), or `unreported`
+   * when the report could not be sent (`error`).
+   */
+  | {
+      readonly kind: "triz";
+      readonly task: TaskPayload;
+      readonly outcome: string;
+      readonly detail?: JsonObject | undefined;
+      readonly error?: Error | undefined;
+    }
   | { readonly kind: "retrying"; readonly what: string; readonly delayMs: number; readonly error: Error }
   | { readonly kind: "heartbeat_failed"; readonly error: Error };
 
