@@ -28,11 +28,13 @@ export type TrizHookOptions = {
   readonly retryBudgetMs?: number | undefined;
   readonly backoff?: Backoff | undefined;
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** What a finished question's report gets past the question's own bound at shutdown; default 5 s. */
+  readonly reportAllowanceMs?: number | undefined;
   /** The question; {@link askContradiction} unless a test gives another. */
   readonly ask?: typeof askContradiction | undefined;
 };
 
-/** Time a finished question's report gets before the drain's bound, past the question's own, ends it. */
+/** Time a finished question's report gets at shutdown, past the question's own bound (ms). */
 const REPORT_ALLOWANCE_MS = 5_000;
 
 /**
@@ -83,7 +85,8 @@ export function createTrizHook(options: TrizHookOptions): AfterFail {
     },
     async drain() {
       if (inFlight.size === 0) return;
-      const boundMs = options.agent.timeoutMs + options.agent.killGraceMs + REPORT_ALLOWANCE_MS;
+      const allowanceMs = options.reportAllowanceMs ?? REPORT_ALLOWANCE_MS;
+      const boundMs = options.agent.timeoutMs + options.agent.killGraceMs + allowanceMs;
       const timer = setTimeout(() => stop.abort(), boundMs);
       try {
         while (inFlight.size > 0) await Promise.all([...inFlight]);
