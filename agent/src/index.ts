@@ -24,6 +24,7 @@ export {
   type Verdict,
 } from "./pipeline/index.js";
 export * from "./runner/index.js";
+export * from "./triz/index.js";
 export * from "./verify/index.js";
 export { type Advertised, type Capabilities, createCapabilities } from "./worker/capabilities.js";
 export { startHeartbeat } from "./worker/heartbeat.js";

@@ -10,8 +10,8 @@ import {
 import { dependencyWorkOf, type TaskClient } from "../client/task-client.js";
 import type { TaskBudget } from "./budget.js";
 import type { Capabilities } from "./capabilities.js";
-import { startHeartbeat } from "./heartbeat.js";
 import { createHandBack } from "./hand-back.js";
+import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import {
   alreadyMoved,

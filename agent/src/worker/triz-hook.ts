@@ -55,7 +55,11 @@ export function createTrizHook(options: TrizHookOptions): AfterFail {
   const stop = new AbortController();
 
   async function analyse(task: TaskPayload): Promise<void> {
-    const asked = { id: task.id, description: task.description, acceptanceCriteria: task.acceptance_criteria };
+    const asked = {
+      id: task.id,
+      description: task.description,
+      acceptanceCriteria: task.acceptance_criteria,
+    };
     const report: ContradictionReport = await ask(options.agent, asked, stop.signal);
     const eventType = report.event?.eventType;
     if (eventType === undefined && !(report.costMicroUsd > 0)) {

@@ -105,7 +105,9 @@ export function progressPrinter(io: Io, total: number) {
         line(`${paint("yellow", "!")} heartbeat failed: ${event.error.message}`);
         return;
       case "triz":
-        line(`${paint("dim", "?")} ${event.task.id} failure analysis: ${terminalText(describeTriz(event), "line")}`);
+        line(
+          `${paint("dim", "?")} ${event.task.id} failure analysis: ${terminalText(describeTriz(event), "line")}`,
+        );
         return;
     }
   };
