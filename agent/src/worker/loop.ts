@@ -309,8 +309,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (typeof agent === "string") options.capabilities?.succeeded(agent);
     const landed = await report(task, attempt, wallMs);
     if (landed === undefined) return;
-    // Not while stopping: a question started now would only hold the shutdown up.
-    if (!attempt.ok && !stopSignal.aborted) options.afterFail?.start(task);
+    // Only for a FAIL the control plane took (a 409 after a lost lease looks like one that landed),
+    // and not while stopping: a question started now would only hold the shutdown up.
+    if (!attempt.ok && landed.answered && !stopSignal.aborted) options.afterFail?.start(task);
     // A failed attempt with attempts left is no finished task: the control plane queued a retry.
     const retry = !attempt.ok && landed.status === "PENDING";
     if (attempt.ok) stats.completed++;
@@ -353,7 +354,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       const reply = await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
-      return { status: reply.status, notBefore: dateOf(reply.not_before) };
+      return { status: reply.status, notBefore: dateOf(reply.not_before), answered: true };
     } catch (error) {
       // A failure with attempts left lands PENDING (a retry) rather than FAILED.
       if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task))

@@ -1,4 +1,4 @@
-import { InvalidInput, type TaskPayload } from "@whilly/core";
+import { InvalidInput, type TaskPayload, VersionConflict } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import type { GenerationAgent } from "../generate/ask-model.js";
 import type { ContradictionReport } from "../triz/ask-contradiction.js";
@@ -127,6 +127,26 @@ describe("the failure analysis after a FAIL", () => {
     expect(asked).toEqual(["T-2"]);
     const told = events.find((e) => e.kind === "triz");
     expect(told).toMatchObject({ outcome: "unreported", error: expect.any(InvalidInput) });
+  });
+
+  it("asks nothing when the FAIL met a 409 that only looks like it landed (a lost lease)", async () => {
+    const scripted = scriptedClient({
+      claim: [claimReply],
+      start: [inProgress],
+      fail: [new VersionConflict("T-1", 2, 3, "PENDING")],
+    });
+    let asked = 0;
+    const afterFail = createTrizHook({
+      agent,
+      client: scripted.client,
+      ask: async () => {
+        asked++;
+        return FINDING;
+      },
+    });
+    const { options } = loopOptions(scripted.client, { afterFail, runAttempt: async () => failed });
+    await runWorkerLoop(options);
+    expect(asked).toBe(0);
   });
 
   it("at shutdown waits for the question at most its bound, then stops it and reports nothing", async () => {
