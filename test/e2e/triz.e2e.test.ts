@@ -1,15 +1,7 @@
 import { type FakeAnthropic, fakeClaudeEnv } from "@whilly/fake-anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseEnv, makeStoreTemplate, removeAll, runCli, scratchDir, withStore } from "../support/cli.js";
-import {
-  CLAUDE,
-  eventsOfTask,
-  recordsOf,
-  repoFrom,
-  SHORT_WAITS,
-  startFake,
-  writePlan,
-} from "./attempts-support.js";
+import { CLAUDE, eventsOfTask, repoFrom, SHORT_WAITS, startFake, writePlan } from "./attempts-support.js";
 
 // The failure analysis after a FAIL (docs/triz.md#on-a-failed-task) through the real worker loop of an
 // in-process `whilly run`: the task fails at once (its setup command fails, so no agent runs and the
@@ -81,7 +73,7 @@ describe("whilly run asks about a task's contradiction after its FAIL", () => {
   }, 60_000);
 
   it("fails open with one triz.error when the model does not answer within WHILLY_TRIZ_TIMEOUT", async () => {
-    const { triz } = await failOnce("slow", "slow", "2s");
+    const { triz } = await failOnce("slow", "slow", "1s");
     expect(triz.map((e) => [e.eventType, e.payload.reason])).toEqual([["triz.error", "timeout"]]);
   }, 60_000);
 
