@@ -36,11 +36,13 @@ export {
 } from "./worker/loop.js";
 export { createPauseGate, type PauseGate, type PauseGateOptions } from "./worker/pause.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
-export {
-  type AfterFail,
-  createTrizHook,
-  describeTriz,
-  type TrizHookOptions,
-} from "./worker/triz-hook.js";
-export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";
+export { createTrizHook, describeTriz, type TrizHookOptions } from "./worker/triz-hook.js";
+export type {
+  AfterFail,
+  AgentAttempt,
+  ProgressEvent,
+  RunAgent,
+  RunAttempt,
+  WorkerStats,
+} from "./worker/types.js";
 export * from "./workspace/index.js";

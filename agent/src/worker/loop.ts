@@ -28,8 +28,7 @@ import {
   withAttempt,
 } from "./replies.js";
 import { type Backoff, withRetry } from "./retry.js";
-import type { AfterFail } from "./triz-hook.js";
-import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
+import type { AfterFail, AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
 
 export { createTaskBudget, type TaskBudget } from "./budget.js";
 

@@ -5,18 +5,7 @@ import type { GenerationAgent } from "../generate/ask-model.js";
 import { askContradiction, type ContradictionReport } from "../triz/ask-contradiction.js";
 import { asError } from "./replies.js";
 import { type Backoff, withRetry } from "./retry.js";
-import type { ProgressEvent } from "./types.js";
-
-/**
- * Work the worker loop starts in the background after a task's `FAIL` was reported: it never delays
- * the next claim, and the loop waits for it (bounded) before it returns.
- */
-export type AfterFail = {
-  /** Starts the work for `task`, whose attempt just failed; returns at once. */
-  start(task: TaskPayload): void;
-  /** Waits for the work in flight, at most its bound, ends what is left and waits for that; never rejects. */
-  drain(): Promise<void>;
-};
+import type { AfterFail, ProgressEvent } from "./types.js";
 
 /** Options of {@link createTrizHook}. Durations are ms. */
 export type TrizHookOptions = {

@@ -175,3 +175,14 @@ export type WorkerStats = {
   lost: number;
   idlePolls: number;
 };
+
+/**
+ * Work the worker loop starts in the background after a task's `FAIL` was reported: it never delays
+ * the next claim, and the loop waits for it (bounded) before it returns.
+ */
+export type AfterFail = {
+  /** Starts the work for `task`, whose attempt just failed; returns at once. */
+  start(task: TaskPayload): void;
+  /** Waits for the work in flight, at most its bound, ends what is left and waits for that; never rejects. */
+  drain(): Promise<void>;
+};
