@@ -33,9 +33,23 @@ module.exports = {
       name: "cli-npm-packages",
       severity: "error",
       comment:
-        "cli/ reaches the store, the server and the worker through the workspaces' exports; of npm it imports only yargs and zod (never hono, jose, drizzle, pg or PGlite directly).",
+        "cli/ reaches the store, the server and the worker through the workspaces' exports; of npm it imports only yargs and zod, and Ink and React for the dashboard's screen (never hono, jose, drizzle, pg or PGlite directly).",
       from: { path: "^cli/src", pathNot: TEST_CODE },
-      to: { path: "^node_modules/", pathNot: ["^node_modules/yargs/", "^node_modules/zod/"] },
+      to: {
+        path: "^node_modules/",
+        pathNot: ["^node_modules/yargs/", "^node_modules/zod/", "^node_modules/ink/", "^node_modules/react/"],
+      },
+    },
+    {
+      name: "ink-only-in-dashboard-screen",
+      severity: "error",
+      comment:
+        "Ink and React are loaded by whilly dashboard alone: only its screen (cli/src/dashboard/*.tsx) imports them, and the command imports the screen dynamically, so no other command's start pays for them.",
+      from: { path: "^cli/src", pathNot: "^cli/src/dashboard/[^/]+\\.tsx$" },
+      to: {
+        path: ["^node_modules/ink/", "^node_modules/react/", "^cli/src/dashboard/[^/]+\\.tsx$"],
+        dependencyTypesNot: ["dynamic-import"],
+      },
     },
     {
       name: "drizzle-only-in-store",

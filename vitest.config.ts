@@ -74,6 +74,12 @@ export default defineConfig({
                 WHILLY_EVENT_FLUSH_MS: "60000",
                 // The sweep test makes a worker fall silent; nothing else runs a sweep.
                 WHILLY_HEARTBEAT_TIMEOUT: "0.5",
+                // Audit-event streams: a poll far longer than any test, so an event that arrives came from
+                // the Coordinator's wake-up; a short keep-alive and a small queue, so a client that does not
+                // read is dropped within seconds.
+                WHILLY_EVENTS_POLL: "600",
+                WHILLY_EVENTS_KEEPALIVE: "3",
+                WHILLY_EVENTS_MAX_QUEUED: "1024",
               },
             },
           })),

@@ -63,5 +63,9 @@ const code = await main(process.argv.slice(2), {
   interrupt: interrupt.signal,
   ask: lineQuestions(process.stdin, process.stderr),
   stdinIsTTY: process.stdin.isTTY === true,
+  terminal:
+    process.stdin.isTTY && process.stdout.isTTY
+      ? { input: process.stdin, output: process.stdout }
+      : undefined,
 });
 process.exitCode = code === 0 && outputFailed ? 1 : code;

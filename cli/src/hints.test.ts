@@ -47,7 +47,7 @@ describe("usage errors carry their own hint", () => {
   it("a command group without its verb points at the group's help; bare whilly prints the help (exit 0)", async () => {
     const repo = makeRepo();
     expect(lines(await runCli(["plan"], { cwd: repo }))).toEqual([
-      "error: name a plan verb: import, apply, create, export, show, reset, budget, list, integrate, pr or triz",
+      "error: name a plan verb: import, apply, create, export, show, reset, retry, release, budget, list, integrate, pr or triz",
       "hint: whilly plan --help describes each",
     ]);
     expect((await runCli(["worker"], { cwd: repo })).code).toBe(2);

@@ -25,6 +25,11 @@ export type Io = {
   readonly ask?: Ask | undefined;
   /** True when stdin is a terminal: `whilly init` then asks its questions unless told `--headless`. */
   readonly stdinIsTTY?: boolean | undefined;
+  /**
+   * The raw terminal, for a full-screen view (`whilly dashboard`) that draws with escape codes itself;
+   * `undefined` unless both stdin and stdout are terminals.
+   */
+  readonly terminal?: { readonly input: NodeJS.ReadStream; readonly output: NodeJS.WriteStream } | undefined;
 };
 
 /** See {@link Io.ask}. */

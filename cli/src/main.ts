@@ -1,5 +1,6 @@
 import { EXIT, redactingWriter, secretValuesOf } from "@whilly/core";
 import yargs, { type Argv } from "yargs";
+import { dashboardCommand } from "./commands/dashboard.js";
 import { dbCommand } from "./commands/db.js";
 import { eventsCommand } from "./commands/events.js";
 import { forgeCommand } from "./commands/forge/index.js";
@@ -61,6 +62,7 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
     runCommand,
     dbCommand,
     eventsCommand,
+    dashboardCommand,
     serverCommand,
     workerCommand,
     tokenCommand,

@@ -17,6 +17,7 @@ describe("CLI settings", () => {
       secrets: [],
       eventsPollMs: 1000,
       triz: { enabled: false, timeoutMs: 25_000 },
+      dashboardRefreshMs: 1000,
     });
   });
 
@@ -34,6 +35,10 @@ describe("CLI settings", () => {
     expect(parseCliSettings({ WHILLY_EVENTS_POLL: "0.2" }).eventsPollMs).toBe(200);
     expect(() => parseCliSettings({ WHILLY_EVENTS_POLL: "never" })).toThrow(
       /WHILLY_EVENTS_POLL must be a positive number of seconds/,
+    );
+    expect(parseCliSettings({ WHILLY_DASHBOARD_REFRESH: "0.2" }).dashboardRefreshMs).toBe(200);
+    expect(() => parseCliSettings({ WHILLY_DASHBOARD_REFRESH: "0" })).toThrow(
+      /WHILLY_DASHBOARD_REFRESH must be/,
     );
   });
 

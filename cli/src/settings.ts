@@ -95,6 +95,8 @@ export type CliSettings = {
   readonly eventsPollMs: number;
   /** `whilly run`'s failure analysis after a FAIL: `WHILLY_TRIZ_ENABLED`, `WHILLY_TRIZ_TIMEOUT` (docs/triz.md). */
   readonly triz: TrizSettings;
+  /** How often `whilly dashboard` reads the plan again and redraws (ms). From `WHILLY_DASHBOARD_REFRESH` (s), default 1 s. */
+  readonly dashboardRefreshMs: number;
 };
 
 /**
@@ -104,7 +106,7 @@ export type CliSettings = {
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
  * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`); `WHILLY_EVENTS_POLL` (seconds,
- * default 1, at most an hour). Durations are read as the control
+ * default 1, at most an hour) and `WHILLY_DASHBOARD_REFRESH` (seconds, the same). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -125,6 +127,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const heartbeatIntervalMs = seconds("WHILLY_HEARTBEAT_INTERVAL", DEFAULT_HEARTBEAT_INTERVAL_MS);
   const progressIntervalMs = seconds("WHILLY_PROGRESS_INTERVAL", DEFAULT_PROGRESS_INTERVAL_MS);
   const eventsPollMs = seconds("WHILLY_EVENTS_POLL", 1000, 3_600_000);
+  const dashboardRefreshMs = seconds("WHILLY_DASHBOARD_REFRESH", 1000, 3_600_000);
   const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
     readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
   // A retry may come at once (0); a provider limit always pauses a little.
@@ -156,6 +159,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     cacheDir: cacheDirOf(env),
     eventsPollMs,
     triz,
+    dashboardRefreshMs,
   };
 }
 

@@ -244,10 +244,11 @@ export class TransportError extends WhillyError {
  */
 /**
  * Which secret a 401 is about: a worker's bearer, the bootstrap token, a read API token, the token of
- * a plan-creating caller (the admin token or a GitHub Actions OIDC token), or an OIDC token that its
- * verification refused (signature, issuer, audience, expiry).
+ * a plan-creating caller (the admin token or a GitHub Actions OIDC token), an OIDC token that its
+ * verification refused (signature, issuer, audience, expiry), or the admin token an operator action
+ * takes.
  */
-export type Credential = "worker_bearer" | "bootstrap" | "reader" | "plan_writer" | "oidc";
+export type Credential = "worker_bearer" | "bootstrap" | "reader" | "plan_writer" | "oidc" | "admin";
 
 /** Missing, malformed, unknown or revoked credentials (HTTP 401). */
 export class Unauthorized extends WhillyError {

@@ -30,9 +30,18 @@ export const EVENT_TYPES = {
   /**
    * A worker stopped claiming because its agent hit a provider's usage or rate limit:
    * `{worker_id, reason, until, message}` (`until` ISO 8601, UTC). Written with the `rate_limited`
-   * release of the task it was running.
+   * release of the task it was running. An operator's pause (`whilly worker pause`) writes it too,
+   * with `reason: "admin"`, `worker_id: null` (every worker, also those that register later) and
+   * `until: null` (until resumed), once in each plan that has unfinished tasks (a plan-less log has
+   * no place for it; `GET /api/v1/workers/pause` says the state).
    */
   workerPaused: "worker.paused",
+  /**
+   * An operator resumed paused workers (`whilly worker resume`): `{worker_id, reason}`, `worker_id`
+   * `null` for every worker, `reason` `"admin"`; once in each plan that has unfinished tasks, like
+   * the pause it ends.
+   */
+  workerResumed: "worker.resumed",
 } as const;
 
 /** One of the values of {@link EVENT_TYPES}. */
@@ -43,7 +52,7 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
  * (`visibility_timeout`), its worker stopped heartbeating or is gone (`worker_offline`), the claim's
  * client hung up before it could be told (`client_gone`), the worker's heartbeats show it never got
  * the claim's reply (`claim_lost`), or the worker's agent cannot run on its machine
- * (`agent_unavailable`); `shutdown`, `agent_unavailable` and `rate_limited` refund the attempt: see
+ * (`agent_unavailable`), or an operator took it back (`admin_release`); `shutdown`, `agent_unavailable` and `rate_limited` refund the attempt: see
  * {@link REFUNDING_RELEASE_REASONS}.
  */
 export type ReleaseReason =
@@ -55,6 +64,7 @@ export type ReleaseReason =
   | "claim_lost"
   | "rate_limited"
   | "workspace_unavailable"
+  | "admin_release"
   | (string & {});
 
 /**
@@ -78,6 +88,16 @@ export const REFUNDING_RELEASE_REASONS: ReadonlySet<string> = new Set<ReleaseRea
  * the stop was the user's, not the task's fault. The attempt's cost, when sent, still counts.
  */
 export const SHUTDOWN_REASON = "shutdown" satisfies ReleaseReason;
+
+/**
+ * The release reason of an operator taking a claimed or running task back (`whilly plan release`): the
+ * worker that held it loses its lease, so its late finish gets 409. It does not refund the attempt:
+ * an operator usually releases a task that is stuck, and its attempt did run.
+ */
+export const ADMIN_RELEASE_REASON = "admin_release" satisfies ReleaseReason;
+
+/** The `reason` of `worker.paused` and `worker.resumed` events an operator's pause or resume writes. */
+export const ADMIN_PAUSE_REASON = "admin";
 
 /** The release reason of a worker whose agent hit a provider limit; it refunds the attempt. */
 export const RATE_LIMITED_REASON = "rate_limited" satisfies ReleaseReason;

@@ -155,3 +155,18 @@ export const createPlanResponseSchema = z.object({
   warnings: z.array(z.string()),
 });
 export type CreatePlanResponse = z.infer<typeof createPlanResponseSchema>;
+
+/**
+ * `GET /api/v1/workers/pause` and the answer of `POST /api/v1/workers/pause` and `/resume`: whether an
+ * operator paused every worker, since when (ISO 8601, UTC) and why (`admin`); `resumed` (resume only)
+ * says whether a pause was lifted (false: none was in force).
+ */
+export const workersPauseResponseSchema = z.object({
+  paused: z.boolean(),
+  paused_at: z.string().nullable(),
+  reason: z.string().nullable(),
+  resumed: z.boolean().optional(),
+});
+
+/** See {@link workersPauseResponseSchema}. */
+export type WorkersPauseResponse = z.infer<typeof workersPauseResponseSchema>;

@@ -4,21 +4,24 @@ import { isTerminal, TASK_STATUSES, type TaskStatus } from "./task-status.js";
 import { allowedFrom, canTransition, nextStatus, TRANSITION_TABLE, TRANSITIONS } from "./transitions.js";
 
 describe("transition table", () => {
-  it("has whilly 4.x's eleven edges, RETRY's two, and RESET from every status", () => {
+  it("has whilly 4.x's eleven edges, RETRY's two, REQUEUE's one and RESET from every status", () => {
     const legal = TRANSITIONS.flatMap((transition) =>
       TASK_STATUSES.filter((status) => canTransition(status, transition)).map(
         (status) => `${transition}:${status}`,
       ),
     );
-    expect(legal.filter((edge) => !edge.startsWith("RESET:") && !edge.startsWith("RETRY:"))).toHaveLength(11);
+    const added = ["RESET:", "RETRY:", "REQUEUE:"];
+    expect(legal.filter((edge) => !added.some((prefix) => edge.startsWith(prefix)))).toHaveLength(11);
+    expect(legal.filter((edge) => edge.startsWith("REQUEUE:"))).toEqual(["REQUEUE:FAILED"]);
     expect(legal.filter((edge) => edge.startsWith("RETRY:"))).toEqual(["RETRY:CLAIMED", "RETRY:IN_PROGRESS"]);
     expect(legal.filter((edge) => edge.startsWith("RESET:"))).toHaveLength(TASK_STATUSES.length);
   });
 
-  it("gives terminal states no way out but RESET", () => {
+  it("gives terminal states no way out but RESET, and FAILED also REQUEUE", () => {
     for (const status of TASK_STATUSES.filter(isTerminal)) {
       for (const transition of TRANSITIONS) {
-        expect(canTransition(status, transition)).toBe(transition === "RESET");
+        const operator = transition === "RESET" || (transition === "REQUEUE" && status === "FAILED");
+        expect(canTransition(status, transition)).toBe(operator);
       }
     }
   });
@@ -37,7 +40,7 @@ describe("transition table", () => {
 });
 
 describe("random transition sequences", () => {
-  it("never reach a status outside the table and stop at terminal states until a RESET", () => {
+  it("never reach a status outside the table and stop at terminal states until an operator's RESET", () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...TASK_STATUSES),
@@ -46,7 +49,8 @@ describe("random transition sequences", () => {
           let status: TaskStatus = start;
           for (const transition of sequence) {
             const next = nextStatus(status, transition);
-            if (isTerminal(status) && transition !== "RESET") expect(next).toBeUndefined();
+            const operator = transition === "RESET" || transition === "REQUEUE";
+            if (isTerminal(status) && !operator) expect(next).toBeUndefined();
             if (next === undefined) continue;
             expect(TASK_STATUSES).toContain(next);
             expect(TRANSITION_TABLE[transition].from).toContain(status);

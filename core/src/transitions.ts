@@ -1,6 +1,9 @@
 import type { TaskStatus } from "./task-status.js";
 
-/** The transitions a task can take (docs/architecture.md#the-queues-rules). `RESET` is the out-of-band plan reset. */
+/**
+ * The transitions a task can take (docs/architecture.md#the-queues-rules). `RESET` is the out-of-band
+ * plan reset; `REQUEUE` an operator's retry of one failed task.
+ */
 export const TRANSITIONS = [
   "CLAIM",
   "START",
@@ -10,6 +13,7 @@ export const TRANSITIONS = [
   "SKIP",
   "RELEASE",
   "RESET",
+  "REQUEUE",
 ] as const;
 
 /** One of {@link TRANSITIONS}. */
@@ -23,7 +27,10 @@ type Edge = { readonly from: readonly TaskStatus[]; readonly to: TaskStatus };
  *
  * Source: whilly 4.x's eleven legal edges, plus `RETRY`, a failed attempt with attempts left going
  * back to `PENDING` (its event is still `FAIL`; docs/retries.md), and `RESET`, which moves any status
- * back to `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan.
+ * back to `PENDING` and is used only by `plan reset` and by importing a plan file over a stored plan,
+ * and `REQUEUE`, an operator sending one `FAILED` task back to `PENDING` for another try
+ * (`POST /api/v1/plans/{plan}/tasks/{task}/reset`; its event is `RESET`): only `FAILED`, because
+ * resetting a running or finished task one by one would discard work the operator did not look at.
  */
 export const TRANSITION_TABLE: Readonly<Record<Transition, Edge>> = {
   CLAIM: { from: ["PENDING"], to: "CLAIMED" },
@@ -34,6 +41,7 @@ export const TRANSITION_TABLE: Readonly<Record<Transition, Edge>> = {
   SKIP: { from: ["PENDING", "CLAIMED", "IN_PROGRESS"], to: "SKIPPED" },
   RELEASE: { from: ["CLAIMED", "IN_PROGRESS"], to: "PENDING" },
   RESET: { from: ["PENDING", "CLAIMED", "IN_PROGRESS", "DONE", "FAILED", "SKIPPED"], to: "PENDING" },
+  REQUEUE: { from: ["FAILED"], to: "PENDING" },
 };
 
 /** The statuses `transition` may start from; the store passes this list to its `status IN (...)` filter. */

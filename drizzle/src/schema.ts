@@ -393,3 +393,16 @@ export const readTokens = pgTable(
   },
   (t) => [uniqueIndex("read_tokens_token_hash_unique").on(t.tokenHash)],
 );
+
+/**
+ * Workers an operator paused (`whilly worker pause`): a row with `scope` `'*'` pauses every worker,
+ * also those that register later. A paused worker's claims find nothing (the claim statement reads
+ * this table by primary key) while its running task finishes normally; deleting the row resumes.
+ */
+export const workerPauses = pgTable("worker_pauses", {
+  /** `'*'`: every worker (the only scope the API sets today). */
+  scope: text("scope").primaryKey(),
+  /** Why: `admin` for an operator's pause. */
+  reason: text("reason").notNull(),
+  pausedAt: instant("paused_at").notNull().defaultNow(),
+});

@@ -25,6 +25,7 @@ describe("the Worker's settings", () => {
       heartbeatTimeoutMs: 120_000,
       sweepIntervalMs: 15_000,
       eventFlushMs: 100,
+      eventSubrequests: 900,
       auth: {
         bootstrapToken: "join-secret-0123456789",
         legacyToken: undefined,
@@ -54,8 +55,10 @@ describe("the Worker's settings", () => {
       WHILLY_NEON_WS_PROXY: "127.0.0.1:5433",
       WHILLY_WORKER_TOKEN: " shared-0123456789abcdef ",
       WHILLY_SUPPRESS_WORKER_TOKEN_WARNING: "1",
+      WHILLY_EVENTS_SUBREQUESTS: "40",
     });
     expect(settings.app.leaseMs).toBe(1500);
+    expect(settings.eventSubrequests).toBe(40);
     expect(settings.app.claimWaitMs).toBe(250);
     expect(settings.database.wsProxy).toBe("127.0.0.1:5433");
     expect(settings.auth).toMatchObject({
@@ -73,6 +76,7 @@ describe("the Worker's settings", () => {
         WHILLY_TOKEN_SECRET: "short",
         WHILLY_WORKER_TOKEN: "weak",
         WHILLY_NEON_WS_PROXY: "ws://127.0.0.1:5433",
+        WHILLY_EVENTS_SUBREQUESTS: "5",
       });
     expect(parse).toThrow(/WHILLY_DATABASE_URL must start with postgres/);
     expect(parse).toThrow(/WHILLY_WORKER_BOOTSTRAP_TOKEN is not set/);
@@ -81,6 +85,7 @@ describe("the Worker's settings", () => {
     expect(parse).toThrow(/WHILLY_TOKEN_SECRET must be at least 32 characters/);
     expect(parse).toThrow(/WHILLY_WORKER_TOKEN is too short \(4 characters\); it must be at least 16/);
     expect(parse).toThrow(/WHILLY_NEON_WS_PROXY must be host:port/);
+    expect(parse).toThrow(/WHILLY_EVENTS_SUBREQUESTS must be a whole number from 10 to 100000; got '5'/);
   });
 
   it("answers every request with a 500 bad_environment envelope naming the variable", async () => {

@@ -74,7 +74,7 @@ function paintLine(line: string, paint: ReturnType<typeof painter>): string {
  * first, else `WHILLY_ADMIN_TOKEN`; `WHILLY_CONNECT_TIMEOUT` bounds each request's answer.
  * @throws {ConfigurationError} when the URL is not http(s), neither token is set, or the timeout is bad.
  */
-function remoteSource(url: string, env: Readonly<Record<string, string | undefined>>): RemoteSource {
+export function remoteSource(url: string, env: Readonly<Record<string, string | undefined>>): RemoteSource {
   if (!/^https?:\/\/[^/]/.test(url)) {
     throw new ConfigurationError(`--connect must be an http:// or https:// URL; got '${url}'`, {
       hint: "e.g. --connect http://control-host:8000 (what whilly server printed)",

@@ -117,7 +117,7 @@ class Printer {
  * @throws {PlanNotFound} on 404 `plan_not_found`; {@link ConfigurationError} when unreachable, on 401
  *   or 403; {@link TransportError} on another error status.
  */
-async function request(
+export async function request(
   source: RemoteSource,
   url: string,
   signal: AbortSignal | undefined,

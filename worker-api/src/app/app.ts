@@ -7,6 +7,7 @@ import { eventRoutes } from "./routes/event-stream.js";
 import { healthRoutes } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
+import { operatorRoutes } from "./routes/operator-actions.js";
 import { planRoutes } from "./routes/plans.js";
 import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
@@ -14,7 +15,7 @@ import { workerRoutes } from "./routes/workers.js";
 
 /**
  * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the
- * read API under `/api/v1`, `GET /openapi.json` and `GET /metrics` (for readers only: see `readerCredential`),
+ * read API and the operator actions (admin token only) under `/api/v1`, `GET /openapi.json` and `GET /metrics` (for readers only: see `readerCredential`),
  * over the injected store and auth. The same app runs in-process
  * (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
  * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}` (docs/protocol.md).
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps) {
     .use("/openapi.json", readerCredential(deps))
     .use("/metrics", readerCredential(deps, { workers: "forbid" }))
     .route("/metrics", metricsRoutes(deps))
+    .route("/api/v1", operatorRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
     .route("/api/v1/events", eventRoutes(deps))
     .route("/openapi.json", openApiRoutes());

@@ -2,7 +2,7 @@ import type { RetryBackoff } from "@whilly/core";
 import type { DurationHistogram } from "../metrics/histogram.js";
 import type { AuthPort, EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
-import type { EventFeed, EventStreamConfig } from "../stream/index.js";
+import type { EventFeed, EventStreamConfig, StreamFeedFactory } from "../stream/index.js";
 
 /** Control-plane settings. Durations are ms. */
 export type AppSettings = {
@@ -36,9 +36,10 @@ export type AppDeps = {
   coordinator?: WorkCoordinator;
   /**
    * What the audit-event streams read and wait on (on Node: the store's event signals); without one
-   * they read through `withStore` and wait by polling (`settings.events.pollMs`).
+   * they read through `withStore` and wait by polling (`settings.events.pollMs`). A factory makes a feed
+   * per stream (on Workers: one that parks in the Coordinator and counts the stream's subrequests).
    */
-  eventFeed?: EventFeed;
+  eventFeed?: EventFeed | StreamFeedFactory;
   /** Where non-transition events go; without one they are written directly. */
   events?: EventSink;
   settings: AppSettings;

@@ -96,6 +96,7 @@ const UNAUTHORIZED_CODES: Record<Credential, string> = {
   reader: "missing_or_invalid_read_token",
   plan_writer: "missing_or_invalid_plan_token",
   oidc: "invalid_oidc_token",
+  admin: "missing_or_invalid_admin_token",
 };
 
 function envelope(code: string, detail: string, taskId: string | null): ErrorEnvelope {

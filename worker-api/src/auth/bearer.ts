@@ -9,6 +9,7 @@ const HINTS: Record<Credential, string> = {
   plan_writer:
     "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN, or a GitHub Actions OIDC token for its WHILLY_OIDC_AUDIENCE",
   oidc: "ask GitHub for a new OIDC token with the audience the control plane's WHILLY_OIDC_AUDIENCE names",
+  admin: "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN",
 };
 
 /**

@@ -3,7 +3,7 @@ import type { AuthPort } from "../ports/auth.js";
 
 /**
  * Auth for the in-process control plane of `whilly run`: the caller is this process, so worker routes
- * reads and plan creation trust it (owner and version checks still apply) and registration is refused.
+ * reads, plan creation and operator actions trust it (owner and version checks still apply) and registration is refused.
  */
 export const inProcessAuth: AuthPort = {
   screenWorker: async () => {},
@@ -16,4 +16,5 @@ export const inProcessAuth: AuthPort = {
   },
   authenticateReader: async () => {},
   authenticatePlanWriter: async () => ({ kind: "admin" }),
+  authenticateAdmin: async () => {},
 };

@@ -49,6 +49,8 @@ export type TokenAuthOptions = {
  * - Plan creation (`POST /api/v1/plans`) takes the admin token, or a GitHub Actions OIDC token (a JWT
  *   whose `iss` is the configured issuer, verified against the JWKS, audience and allowed repositories:
  *   see `oidc.ts`); a read-only token gets 403, anything else 401.
+ * - Operator actions (reset or release one task, pause or resume workers) take the admin token only;
+ *   a read-only token gets 403.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
@@ -162,6 +164,24 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
         `invalid token: creating plans takes the admin token${oidc ? " or a GitHub Actions OIDC token" : ""}`,
         { credential: "plan_writer", hint: HINTS_FOR_PLAN_WRITERS },
       );
+    },
+
+    async authenticateAdmin(authorization) {
+      const token = readBearer(authorization, "admin");
+      if (adminToken !== undefined && (await sameSecret(token, adminToken))) return;
+      if (token.startsWith(READ_TOKEN_PREFIX)) {
+        throw new Forbidden("a read-only token cannot act on tasks or workers", {
+          reason: "read_only_token",
+          hint: "use the control plane's WHILLY_ADMIN_TOKEN",
+        });
+      }
+      throw new Unauthorized("invalid token: operator actions take the admin token", {
+        credential: "admin",
+        hint:
+          adminToken === undefined
+            ? "the control plane has no WHILLY_ADMIN_TOKEN: set one there to allow operator actions"
+            : "use the control plane's WHILLY_ADMIN_TOKEN",
+      });
     },
 
     async issueWorkerToken(workerId) {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { PlanWaiters } from "../coordinator/plan-waiters.js";
+import { EventWaiters } from "./event-waiters.js";
 import { MAX_CLAIM_WAIT_MS, settingsFor } from "./settings.js";
 
 /** Each instance serves one plan, so all its waiters share one key. */
@@ -16,10 +17,15 @@ const PLAN = "plan";
  * `WHILLY_CLAIM_RECHECK` to look at the database, so a lost notification only delays. Waiters live in
  * memory: after an eviction or restart a parked claim's call fails and its request re-checks the
  * database. Parked claims hold no database connection.
+ *
+ * It also parks the plan's live audit-event streams ({@link Coordinator.waitForEvents}), woken by
+ * {@link Coordinator.notifyEvents} after each commit that wrote the plan's events; the instance named
+ * `ALL_PLANS` (event-signals.ts) parks the streams of every plan.
  */
 export class Coordinator extends DurableObject {
   readonly #waiters = new PlanWaiters();
   readonly #tickets = new Map<string, AbortController>();
+  readonly #streams = new EventWaiters();
   #recheck: ReturnType<typeof setInterval> | undefined;
 
   /**
@@ -58,6 +64,35 @@ export class Coordinator extends DurableObject {
   /** How many claims are parked here now (for tests and diagnostics). */
   async parkedCount(): Promise<number> {
     return this.#waiters.size;
+  }
+
+  /** The generation of event signals now (see {@link EventWaiters}): a stream takes it before its first read. */
+  async eventGeneration(): Promise<string> {
+    return this.#streams.generation;
+  }
+
+  /**
+   * Parks an audit-event stream until the next {@link notifyEvents}, `timeoutMs` (the stream's poll) or
+   * {@link abandonEventWait} of `ticket`; at once when `seen` is no longer the current generation.
+   * @returns the generation the stream has now seen.
+   */
+  async waitForEvents(seen: string | undefined, timeoutMs: number, ticket?: string): Promise<string> {
+    return this.#streams.wait(seen, timeoutMs, ticket);
+  }
+
+  /** Ends a stream's wait that its stream no longer listens to (it moved on, or its client left). */
+  async abandonEventWait(ticket: string): Promise<void> {
+    this.#streams.abandon(ticket);
+  }
+
+  /** Events were committed: wakes every parked stream. @returns how many were woken. */
+  async notifyEvents(): Promise<number> {
+    return this.#streams.notify();
+  }
+
+  /** How many audit-event streams are parked here now (for tests and diagnostics). */
+  async parkedStreams(): Promise<number> {
+    return this.#streams.size;
   }
 
   /** The timer runs only while claims are parked, so an idle object can be evicted. */

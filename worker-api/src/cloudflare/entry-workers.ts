@@ -1,10 +1,13 @@
-import { ConfigurationError } from "@whilly/core";
+import { ConfigurationError, errorSummary } from "@whilly/core";
 import { type App, createApp } from "../app/app.js";
 import { createTokenAuth } from "../auth/token-auth.js";
 import { openNeonStore } from "../store/open/neon.js";
 import type { Store } from "../store/store.js";
+import { DEFAULT_EVENT_STREAM } from "../stream/index.js";
 import { offlineEvents, plansWithReleases, runSweep, type SweepResult } from "../sweeps/run-sweep.js";
 import { bufferEvents, type DurableBindings, wakePlans } from "./durable.js";
+import { coordinatorEventFeed } from "./event-feed.js";
+import { signalEvents, signallingStore } from "./event-signals.js";
 import { log } from "./log.js";
 import { Outbox } from "./outbox.js";
 import { settingsFor, type WorkersSettings } from "./settings.js";
@@ -26,7 +29,8 @@ const runtimes = new WeakMap<object, Runtime | ConfigurationError>();
 /**
  * The control plane on Cloudflare Workers: protocol v1 over Postgres through the Neon driver, long
  * polls parked in the Coordinator Durable Object, non-transition events batched by the EventBuffer
- * Durable Object, and the lease sweep on a Cron Trigger. A bad environment answers every request with
+ * Durable Object, live audit-event streams parked in the Coordinator and woken by every request that
+ * committed events, and the lease sweep on a Cron Trigger. A bad environment answers every request with
  * a 500 envelope `bad_environment` naming the variable.
  */
 export default {
@@ -48,8 +52,25 @@ export default {
   async scheduled(_controller, env) {
     const settings = settingsFor(env);
     if (settings instanceof ConfigurationError) throw settings;
-    const result = await withStore(settings, (store) => runSweep(store, settings.heartbeatTimeoutMs));
-    await Promise.all([wakePlans(env, plansWithReleases(result)), bufferEvents(env, offlineEvents(result))]);
+    const committed = new Set<string>();
+    const result = await withStore(settings, (store) =>
+      runSweep(
+        signallingStore(store, (plans) => {
+          for (const plan of plans) committed.add(plan);
+        }),
+        settings.heartbeatTimeoutMs,
+      ),
+    );
+    await Promise.all([
+      wakePlans(env, plansWithReleases(result)),
+      bufferEvents(env, offlineEvents(result)),
+      signalEvents(env, committed).catch((error: unknown) =>
+        log("warn", "coordinator.events_signal_failed", {
+          plans: [...committed],
+          error: errorSummary(error),
+        }),
+      ),
+    ]);
     logSweep(result);
   },
 } satisfies ExportedHandler<WorkersEnv>;
@@ -77,11 +98,20 @@ function buildRuntime(env: WorkersEnv): Runtime | ConfigurationError {
     throw error;
   }
   const outbox = new Outbox(env, { recheckMs: settings.app.claimRecheckMs });
+  // Every write that commits events records its plans, whose streams the request wakes when it ends.
+  const signalling = <T>(use: (store: Store) => Promise<T>) =>
+    withStore(settings, (store) => use(signallingStore(store, (plans) => outbox.eventsCommitted(plans))));
   const app = createApp({
-    withStore: (use) => withStore(settings, use),
+    withStore: signalling,
     auth,
     coordinator: outbox.coordinator,
     events: outbox.events,
+    eventFeed: coordinatorEventFeed({
+      bindings: env,
+      withStore: (use) => withStore(settings, use),
+      pollMs: (settings.app.events ?? DEFAULT_EVENT_STREAM).pollMs,
+      subrequests: settings.eventSubrequests,
+    }),
     settings: settings.app,
     secrets: settings.secrets,
     log,

@@ -4,6 +4,7 @@ import { flushRetryDelayMs } from "../events-buffer/batcher.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { openNeonStore } from "../store/open/neon.js";
 import { type BufferedRow, FLUSH_BATCH, nextFlushAt, toNewEvents } from "./event-batch.js";
+import { type CoordinatorBinding, signalEvents } from "./event-signals.js";
 import { log } from "./log.js";
 import { settingsFor } from "./settings.js";
 
@@ -74,6 +75,7 @@ export class EventBuffer extends DurableObject {
   async flush(): Promise<FlushResult> {
     const store = openNeonStore(this.#settings().database);
     let written = 0;
+    const committed = new Set<string>();
     try {
       for (let batch = 0; batch < BATCHES_PER_ALARM; batch++) {
         const rows = this.ctx.storage.sql
@@ -81,12 +83,22 @@ export class EventBuffer extends DurableObject {
           .toArray();
         const last = rows.at(-1);
         if (last === undefined) break;
-        written += await store.appendEvents(toNewEvents(this.ctx.id.toString(), rows));
+        const events = toNewEvents(this.ctx.id.toString(), rows);
+        const count = await store.appendEvents(events);
+        written += count;
+        if (count > 0) for (const event of events) committed.add(event.planId);
         // Rows appended while Postgres was writing have higher sequence numbers and stay.
         this.ctx.storage.sql.exec("DELETE FROM buffered WHERE seq <= ?", last.seq);
       }
     } finally {
       await store.close();
+      // Wakes the streams of what did commit, also when a later batch failed.
+      await signalEvents(this.env as unknown as CoordinatorBinding, committed).catch((error: unknown) =>
+        log("warn", "coordinator.events_signal_failed", {
+          plans: [...committed],
+          error: errorSummary(error),
+        }),
+      );
     }
     return { written, pending: this.#backlog() };
   }

@@ -2,11 +2,20 @@ import { errorSummary } from "@whilly/core";
 import type { EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { NewEvent } from "../store/events/insert-events.js";
 import { bufferEvents, type DurableBindings, parkClaim, wakePlans } from "./durable.js";
+import { signalEvents } from "./event-signals.js";
 
-/** Wake-ups, events and dropped waits that no ended request has sent yet. */
-type Pending = { plans: Set<string>; events: NewEvent[]; drops: (() => Promise<void>)[] };
+/**
+ * Wake-ups, events and dropped waits that no ended request has sent yet; `streams`: plans whose events
+ * were committed, whose audit-event streams are to be woken.
+ */
+type Pending = {
+  plans: Set<string>;
+  events: NewEvent[];
+  drops: (() => Promise<void>)[];
+  streams: Set<string>;
+};
 
-const nothing = (): Pending => ({ plans: new Set(), events: [], drops: [] });
+const nothing = (): Pending => ({ plans: new Set(), events: [], drops: [], streams: new Set() });
 
 /**
  * The Workers side of the control plane's coordinator and event-sink ports, shared by every request
@@ -45,14 +54,29 @@ export class Outbox {
     };
   }
 
+  /** Records that events of `planIds` were committed: their streams are woken when a request ends. */
+  eventsCommitted(planIds: readonly string[]): void {
+    for (const planId of planIds) this.#pending.streams.add(planId);
+  }
+
   /**
    * Sends everything recorded so far: events now (awaited), wake-ups in the background of `ctx`.
    * Failures are logged; events that never reached a buffer are lost, like any unacknowledged write.
    */
   async send(ctx: { waitUntil(promise: Promise<unknown>): void }, log: Logger): Promise<void> {
-    const { plans, events, drops } = this.#pending;
-    if (plans.size === 0 && events.length === 0 && drops.length === 0) return;
+    const { plans, events, drops, streams } = this.#pending;
+    if (plans.size === 0 && events.length === 0 && drops.length === 0 && streams.size === 0) return;
     this.#pending = nothing();
+    if (streams.size > 0) {
+      ctx.waitUntil(
+        signalEvents(this.bindings, streams).catch((error: unknown) =>
+          log("warn", "coordinator.events_signal_failed", {
+            plans: [...streams],
+            error: errorSummary(error),
+          }),
+        ),
+      );
+    }
     if (plans.size > 0) {
       ctx.waitUntil(
         wakePlans(this.bindings, plans).catch((error: unknown) =>

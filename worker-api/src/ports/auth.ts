@@ -67,4 +67,11 @@ export type AuthPort = {
    * @throws {Forbidden} (`read_only_token`, `repository_not_allowed`)
    */
   authenticatePlanWriter(authorization: string | undefined): Promise<PlanWriter>;
+  /**
+   * The operator actions (`POST /api/v1/plans/{plan}/tasks/{task}/reset` and `/release`,
+   * `POST /api/v1/workers/pause` and `/resume`): the admin token only. A read-only token gets 403
+   * `read_only_token`; public reads do not open them; anything else is 401 (`admin`).
+   * @throws {Unauthorized} @throws {Forbidden}
+   */
+  authenticateAdmin(authorization: string | undefined): Promise<void>;
 };

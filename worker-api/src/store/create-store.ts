@@ -20,6 +20,7 @@ import { claim, claimWithPlan } from "./tasks/claim.js";
 import { finish } from "./tasks/finish.js";
 import { listBlocked } from "./tasks/list-blocked.js";
 import { listWaiting } from "./tasks/list-waiting.js";
+import { releaseTask, resetTask } from "./tasks/operator-actions.js";
 import { findClaimedPlans, getTask, listTasks } from "./tasks/read-tasks.js";
 import { hasReadyForOthers } from "./tasks/ready-for-others.js";
 import { recordRefusedReleaseCost, release } from "./tasks/release.js";
@@ -28,6 +29,7 @@ import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
 import { recordTaskEvent } from "./tasks/task-event.js";
 import { heartbeat, touchWorker } from "./workers/heartbeat.js";
+import { pauseWorkers, readWorkersPause, resumeWorkers } from "./workers/pause.js";
 import {
   createReadToken,
   findReadTokenByHash,
@@ -145,6 +147,11 @@ export function createStore(
     listReadTokens: read(listReadTokens),
     revokeReadToken: write(revokeReadToken),
     readMetrics: read(readMetrics),
+    resetTask: write(resetTask),
+    releaseTask: write(releaseTask),
+    pauseWorkers: write(pauseWorkers),
+    resumeWorkers: write(resumeWorkers),
+    readWorkersPause: read(readWorkersPause),
     ping: read(ping),
     getTask: read(getTask),
     async close() {

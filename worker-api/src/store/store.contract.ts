@@ -12,6 +12,7 @@ import { describeKeyFileContract } from "./contract/key-files.contract.js";
 import { describeLeaseContract } from "./contract/leases.contract.js";
 import { describeMoneyContract } from "./contract/money.contract.js";
 import { describeOneStatementContract } from "./contract/one-statement.contract.js";
+import { describeOperatorActionContract } from "./contract/operator-actions.contract.js";
 import { describeOriginContract } from "./contract/origin.contract.js";
 import { describePlanContract } from "./contract/plans.contract.js";
 import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
@@ -68,5 +69,6 @@ export function describeTaskStoreContract(name: string, openFresh: () => Promise
     describeWorkContract(ctx);
     describeRoutingContract(ctx);
     describeTaskEventContract(ctx);
+    describeOperatorActionContract(ctx);
   });
 }

@@ -14,6 +14,7 @@ import type { EventCursor, SettledEvent } from "./events/settled-events.js";
 import type { MetricsQuery, StoreMetrics } from "./metrics/read-metrics.js";
 import type { ListenForReady } from "./ready/listener.js";
 import type { TaskEventInput } from "./tasks/task-event.js";
+import type { ResumeResult, WorkersPause } from "./workers/pause.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
 import type { ReadTokenRecord } from "./workers/read-tokens.js";
 import type { RevokeResult } from "./workers/registration.js";
@@ -29,6 +30,7 @@ export type {
   TaskCount,
 } from "./metrics/read-metrics.js";
 export type { TaskEventInput } from "./tasks/task-event.js";
+export type { ResumeResult, WorkersPause } from "./workers/pause.js";
 export { BearerNotStored, type PresentedBearer } from "./workers/presented-bearer.js";
 
 /** Which engine a store runs on. PGlite has one connection, so its claims never run concurrently. */
@@ -161,6 +163,41 @@ export interface Store extends TaskStore {
    * @throws {InvalidInput} for a bad cost or key.
    */
   recordTaskEvent(input: TaskEventInput): Promise<{ recorded: boolean }>;
+
+  /**
+   * An operator's retry of one `FAILED` task: back to `PENDING` with attempts 0 (core's `REQUEUE`
+   * edge), last failure and spend kept, `RESET` `{reason: "retry_failed", mode: "task", version}`,
+   * the plan's waiting claimers signalled. One transaction.
+   * @throws {VersionConflict} (`actualStatus` set) when the task is not `FAILED`.
+   * @throws {TaskNotFound} @throws {PlanNotFound}
+   */
+  resetTask(planId: string, taskId: string): Promise<TaskRecord>;
+
+  /**
+   * An operator takes back one `CLAIMED`/`IN_PROGRESS` task: `PENDING`, `RELEASE` with reason
+   * `admin_release` and the holder's `worker_id`, its budget reservation settled; the holder's fence no
+   * longer matches, so its late finish gets 409. One transaction.
+   * @throws {VersionConflict} (`actualStatus` set) when the task is not held.
+   * @throws {TaskNotFound} @throws {PlanNotFound}
+   */
+  releaseTask(planId: string, taskId: string): Promise<TaskRecord>;
+
+  /**
+   * Pauses every worker, also those that register later: their claims find nothing until
+   * {@link Store.resumeWorkers}; tasks in flight finish normally. Writes `worker.paused` (reason `admin`)
+   * in each plan with unfinished tasks when the pause is new; idempotent.
+   * @returns the pause in force.
+   */
+  pauseWorkers(): Promise<WorkersPause>;
+
+  /**
+   * Lifts {@link Store.pauseWorkers}: writes `worker.resumed` in each plan with unfinished tasks and
+   * signals their waiting claimers; idempotent (nothing paused: nothing written).
+   */
+  resumeWorkers(): Promise<ResumeResult>;
+
+  /** @returns the pause of every worker in force, or `undefined` when workers run. */
+  readWorkersPause(): Promise<WorkersPause | undefined>;
 
   /** Proves the database answers with the cheapest query. @throws when it does not. */
   ping(): Promise<void>;

@@ -6,5 +6,5 @@ export {
   REPLAY_LIMIT,
   readEventStreamConfig,
 } from "./settings.js";
-export type { EventCursor, EventFeed, SettledEvent } from "./source.js";
+export type { EventCursor, EventFeed, SettledEvent, StreamFeed, StreamFeedFactory } from "./source.js";
 export { type StoreEventFeed, startStoreEventFeed } from "./store-feed.js";

@@ -21,3 +21,13 @@ export interface EventFeed {
    */
   wait(planId: string | undefined, signal: AbortSignal): Promise<void>;
 }
+
+/**
+ * The feed of one stream, for hosts that keep state per stream (what their coordinator last reported,
+ * what the stream has spent): `ending` aborts when the host wants the stream closed, e.g. before a
+ * per-request budget runs out; the client then reconnects with its `Last-Event-ID` and misses nothing.
+ */
+export type StreamFeed = EventFeed & { readonly ending?: AbortSignal | undefined };
+
+/** Makes the {@link StreamFeed} of each new stream. */
+export type StreamFeedFactory = () => StreamFeed;

@@ -10,6 +10,7 @@ import { listCommand } from "./list.js";
 import { prCommand } from "./pr.js";
 import { resetCommand } from "./reset.js";
 import { showCommand } from "./show.js";
+import { releaseCommand, retryCommand } from "./task-actions.js";
 import { trizCommand } from "./triz.js";
 
 /** `whilly plan <verb>`. */
@@ -22,6 +23,8 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
       exportCommand,
       showCommand,
       resetCommand,
+      retryCommand,
+      releaseCommand,
       budgetCommand,
       listCommand,
       integrateCommand,
@@ -32,7 +35,7 @@ export function planCommand(y: Argv, ctx: CliContext): Argv {
     }
     return p.demandCommand(
       1,
-      "name a plan verb: import, apply, create, export, show, reset, budget, list, integrate, pr or triz",
+      "name a plan verb: import, apply, create, export, show, reset, retry, release, budget, list, integrate, pr or triz",
     );
   });
 }

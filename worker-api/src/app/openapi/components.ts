@@ -20,6 +20,7 @@ import {
   taskEventRequestSchema,
   taskEventResponseSchema,
   taskResponseSchema,
+  workersPauseResponseSchema,
 } from "@whilly/core";
 
 /** A JSON Schema (draft 2020-12) object, as OpenAPI 3.1 embeds it. */
@@ -48,6 +49,7 @@ const SCHEMAS = {
   PlanEventsResponse: planEventsResponseSchema,
   PlanFile: planFileSchema,
   CreatePlanResponse: createPlanResponseSchema,
+  WorkersPauseResponse: workersPauseResponseSchema,
 } as const;
 
 /** A component name of {@link componentSchemas}. */

@@ -27,7 +27,7 @@ export function buildOpenApiDocument(): JsonSchema {
       title: "whilly control plane",
       version: PROTOCOL_VERSION,
       description:
-        "Worker protocol v1, the read API and plan creation. Errors use the envelope `{error_code, detail, task_id}`; see docs/protocol.md.",
+        "Worker protocol v1, the read API, plan creation and operator actions. Errors use the envelope `{error_code, detail, task_id}`; see docs/protocol.md.",
     },
     paths,
     components: {
@@ -125,4 +125,5 @@ const SECURITY: Record<OperationAuth, Record<string, string[]>[]> = {
   reader_or_worker: [{ readToken: [] }, { workerBearer: [] }],
   reader_or_oidc: [{ readToken: [] }, { githubOidc: [] }],
   plan_writer: [{ adminToken: [] }, { githubOidc: [] }],
+  admin: [{ adminToken: [] }],
 };

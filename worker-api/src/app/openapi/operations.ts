@@ -3,7 +3,7 @@ import type { ComponentName } from "./components.js";
 /**
  * Which credential an operation takes. `reader`: the admin token or a read-only token;
  * `reader_or_worker` takes a live worker bearer too; `reader_or_oidc` a GitHub Actions OIDC token too;
- * `plan_writer`: the admin token or a GitHub Actions OIDC token.
+ * `plan_writer`: the admin token or a GitHub Actions OIDC token; `admin`: the admin token only.
  */
 export type OperationAuth =
   | "none"
@@ -12,7 +12,8 @@ export type OperationAuth =
   | "reader"
   | "reader_or_worker"
   | "reader_or_oidc"
-  | "plan_writer";
+  | "plan_writer"
+  | "admin";
 
 /**
  * A response: its description and, unless it has no body, the component schema of the body; `stream`
@@ -54,6 +55,11 @@ const unauthorized = (code: string): OperationResponse => ({
 });
 const bearer401 = unauthorized("missing_or_invalid_bearer");
 const reader401 = unauthorized("missing_or_invalid_read_token");
+const admin401 = unauthorized("missing_or_invalid_admin_token");
+const readOnly403: OperationResponse = {
+  description: "`read_only_token`: a read-only token may not act.",
+  body: E,
+};
 const forbidden: OperationResponse = {
   description: "`worker_id_mismatch`: a per-worker token acting for another worker id.",
   body: E,
@@ -358,7 +364,81 @@ export const OPERATIONS: readonly Operation[] = [
   },
   eventStream("/api/v1/plans/{planId}/events/stream", "streamPlanEvents", "A plan's audit events, live"),
   eventStream("/api/v1/events/stream", "streamEvents", "Every plan's audit events, live"),
+  operatorTaskAction(
+    "reset",
+    "Retry one FAILED task",
+    '`FAILED` → `PENDING` with a fresh set of attempts (last failure and spend kept); writes `RESET` `{reason: "retry_failed", mode: "task", version}` and wakes waiting claims.',
+  ),
+  operatorTaskAction(
+    "release",
+    "Take one claimed or running task back",
+    '`CLAIMED`/`IN_PROGRESS` → `PENDING`; writes `RELEASE` `{version, reason: "admin_release", worker_id}` (the worker that held it). That worker\'s lease is gone: its late heartbeat renews nothing and its complete, fail or release gets 409. The attempt is not given back.',
+  ),
+  {
+    method: "get",
+    path: "/api/v1/workers/pause",
+    operationId: "getWorkersPause",
+    summary: "Whether every worker is paused",
+    auth: "reader",
+    responses: {
+      200: { description: "The pause state.", body: "WorkersPauseResponse" },
+      401: reader401,
+      503: unavailable,
+    },
+  },
+  workersAction(
+    "pause",
+    "Pause every worker",
+    'Every worker, also one that registers later, finishes its current task and claims nothing until resumed: its claims long-poll and answer 204. Writes `worker.paused` `{worker_id: null, reason: "admin", until: null, message: ""}` in each plan with unfinished tasks. Pausing paused workers changes nothing.',
+  ),
+  workersAction(
+    "resume",
+    "Resume paused workers",
+    'Lifts the pause and wakes parked claims at once; writes `worker.resumed` `{worker_id: null, reason: "admin"}` in each plan with unfinished tasks. `resumed: false` when nothing was paused.',
+  ),
 ];
+
+/** `POST /api/v1/plans/{planId}/tasks/{taskId}/reset|release`: an operator's action on one task. */
+function operatorTaskAction(verb: "reset" | "release", summary: string, description: string): Operation {
+  return {
+    method: "post",
+    path: `/api/v1/plans/{planId}/tasks/{taskId}/${verb}`,
+    operationId: `${verb}TaskAsOperator`,
+    summary,
+    description: `${description} Takes no body.`,
+    auth: "admin",
+    responses: {
+      200: { description: "The task after the action.", body: "TaskResponse" },
+      401: admin401,
+      403: readOnly403,
+      404: { description: "`plan_not_found` or `task_not_found`.", body: E },
+      409: {
+        description:
+          "`version_conflict`: the task is in a status the action may not leave; `actual_status` says which. Nothing changed.",
+        body: E,
+      },
+      503: unavailable,
+    },
+  };
+}
+
+/** `POST /api/v1/workers/pause|resume`. */
+function workersAction(verb: "pause" | "resume", summary: string, description: string): Operation {
+  return {
+    method: "post",
+    path: `/api/v1/workers/${verb}`,
+    operationId: `${verb}Workers`,
+    summary,
+    description: `${description} Takes no body.`,
+    auth: "admin",
+    responses: {
+      200: { description: "The pause state after the action.", body: "WorkersPauseResponse" },
+      401: admin401,
+      403: readOnly403,
+      503: unavailable,
+    },
+  };
+}
 
 /** The two server-sent-event streams of the audit log share their parameters and answers. */
 function eventStream(path: string, operationId: string, summary: string): Operation {

@@ -2,9 +2,9 @@ import { type EventPayload, InvalidInput, PlanNotFound } from "@whilly/core";
 import { type Context, Hono } from "hono";
 import {
   DEFAULT_EVENT_STREAM,
-  type EventFeed,
   openEventStream,
   pollingEventFeed,
+  type StreamFeed,
 } from "../../stream/index.js";
 import { clientGoneSignal } from "../client-gone.js";
 import type { AppDeps } from "../deps.js";
@@ -32,7 +32,7 @@ export function eventRoutes(deps: AppDeps) {
  */
 export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
   const config = deps.settings.events ?? DEFAULT_EVENT_STREAM;
-  const feed: EventFeed = deps.eventFeed ?? pollingEventFeed(deps.withStore, config.pollMs);
+  const shared = deps.eventFeed ?? pollingEventFeed(deps.withStore, config.pollMs);
   return async (c: Context) => {
     const planId = scope === "plan" ? c.req.param("planId") : undefined;
     const afterId = resumeFrom(c);
@@ -41,6 +41,7 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
         if (!(await store.getPlan(planId))) throw new PlanNotFound(planId);
       });
     }
+    const feed: StreamFeed = typeof shared === "function" ? shared() : shared;
     const body = openEventStream({
       feed,
       planId,
@@ -53,7 +54,11 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
         };
         return JSON.stringify(payload);
       },
-      stopping: [clientGoneSignal(c), ...(deps.stopping ? [deps.stopping] : [])],
+      stopping: [
+        clientGoneSignal(c),
+        ...(deps.stopping ? [deps.stopping] : []),
+        ...(feed.ending ? [feed.ending] : []),
+      ],
       onEnd: (end, error) => {
         if (end === "dropped") deps.log?.("warn", "events.client_dropped", { plan_id: planId ?? null });
         if (end === "failed") {

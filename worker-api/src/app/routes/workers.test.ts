@@ -60,8 +60,16 @@ describe("worker routes: heartbeat", () => {
       { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A" }] },
       buffered,
     );
+    const progress = { turns: 3, last_tool: "Edit", phase: "agent" };
+    await post(
+      "/workers/w1/heartbeat",
+      { worker_id: "w1", tasks: [{ plan_id: "p", task_id: "A", progress }] },
+      buffered,
+    );
+    // The stream carries the agent's step, so a dashboard shows it.
     expect(appended).toEqual([
       { planId: "p", taskId: "A", eventType: "worker.heartbeat", payload: { worker_id: "w1" } },
+      { planId: "p", taskId: "A", eventType: "worker.heartbeat", payload: { worker_id: "w1", progress } },
     ]);
   });
 

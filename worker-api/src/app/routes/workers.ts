@@ -1,4 +1,4 @@
-import { EVENT_TYPES, heartbeatRequestSchema, registerRequestSchema } from "@whilly/core";
+import { EVENT_TYPES, heartbeatRequestSchema, type JsonObject, registerRequestSchema } from "@whilly/core";
 import { Hono } from "hono";
 import { newWorkerId } from "../../auth/worker-id.js";
 import { readBody } from "../body.js";
@@ -13,8 +13,8 @@ const REGISTER_ATTEMPTS = 5;
  * - `POST /workers/register` (bootstrap token): stores a new worker and answers 201
  *   `{worker_id, token}`; the token is shown once and only its hash is kept.
  * - `POST /workers/{id}/heartbeat` (the worker's bearer): records liveness and renews its leases,
- *   answering `{ok, renewed}` (a count); a `worker.heartbeat` event per named task whose lease it
- *   renewed goes to the event buffer. With a task list it also releases, as `claim_lost`, the tasks
+ *   answering `{ok, renewed}` (a count); a `worker.heartbeat` event `{worker_id, progress?}` per named
+ *   task whose lease it renewed goes to the event buffer. With a task list it also releases, as `claim_lost`, the tasks
  *   the worker holds but left out of two lists since their claim (docs/worker.md).
  */
 export function workerRoutes(deps: AppDeps) {
@@ -58,14 +58,19 @@ export function workerRoutes(deps: AppDeps) {
       );
       // Each running task's log shows its worker is alive; batched, since heartbeats are frequent. Only
       // renewed leases count: a named task the worker does not hold says nothing about that task.
+      // The payload carries the attempt's progress too, so a dashboard on the stream shows the agent's step.
       if (running && renewed.length > 0 && deps.events) {
+        const progressOf = new Map(running.map((t) => [`${t.planId}\u0000${t.taskId}`, t.progress]));
         await deps.events.append(
-          renewed.map((t) => ({
-            planId: t.planId,
-            taskId: t.taskId,
-            eventType: EVENT_TYPES.workerHeartbeat,
-            payload: { worker_id: body.worker_id },
-          })),
+          renewed.map((t) => {
+            const progress = progressOf.get(`${t.planId}\u0000${t.taskId}`);
+            return {
+              planId: t.planId,
+              taskId: t.taskId,
+              eventType: EVENT_TYPES.workerHeartbeat,
+              payload: { worker_id: body.worker_id, ...(progress ? { progress: jsonOf(progress) } : {}) },
+            };
+          }),
         );
       }
       for (const task of released) {
@@ -77,4 +82,11 @@ export function workerRoutes(deps: AppDeps) {
       }
       return c.json({ ok, renewed: renewed.length });
     });
+}
+
+/** A heartbeat's progress as an event payload's JSON: its absent fields left out. */
+function jsonOf(progress: Readonly<Record<string, string | number | undefined>>): JsonObject {
+  return Object.fromEntries(
+    Object.entries(progress).filter(([, value]) => value !== undefined),
+  ) as JsonObject;
 }

@@ -24,12 +24,21 @@ export type NeonConnection = {
  * @param options.max connections the store may open (default 2: a transaction and one outside it).
  */
 export function openNeonStore(connection: NeonConnection, options: { max?: number } = {}): Store {
-  configureNeon(connection.wsProxy);
-  const pool = new Pool({ connectionString: connection.url, max: options.max ?? 2 });
-  // A dropped idle socket would otherwise surface as an unhandled error event; the next query reports it.
-  pool.on("error", () => {});
+  const pool = openNeonPool(connection, options.max ?? 2);
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   return createStore(db, { driver: "postgres", close: () => pool.end() });
+}
+
+/**
+ * A pool of up to `max` Neon driver connections (pg's Pool interface), for the same one unit of work
+ * as {@link openNeonStore}: the store's own, and tests' raw transactions.
+ */
+export function openNeonPool(connection: NeonConnection, max: number): Pool {
+  configureNeon(connection.wsProxy);
+  const pool = new Pool({ connectionString: connection.url, max });
+  // A dropped idle socket would otherwise surface as an unhandled error event; the next query reports it.
+  pool.on("error", () => {});
+  return pool;
 }
 
 /**

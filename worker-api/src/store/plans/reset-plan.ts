@@ -72,7 +72,7 @@ export async function resetPlan(
  * What a reset clears besides the claim: the retry's wait, the verification, the work, the progress and
  * the fallback agent a usage limit chose (the task's own agent is tried again).
  */
-const NO_RETRY_STATE = {
+export const NO_RETRY_STATE = {
   notBefore: null,
   fallbackAgent: null,
   verification: null,

@@ -9,13 +9,14 @@ import {
   type PlanRecord,
   targetOf,
 } from "@whilly/core";
-import { attemptCosts, events, plans, tasks, workers } from "@whilly/schema";
+import { attemptCosts, events, plans, tasks, workerPauses, workers } from "@whilly/schema";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db.js";
 import { leaseUntil } from "../lease.js";
 import { fromPrefixed, prefixedColumns, rawRows, statusList } from "../raw-rows.js";
 import { toPlanRecord, toTaskRecord } from "../rows.js";
 import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/bearer.js";
+import { EVERY_WORKER } from "../workers/pause.js";
 import { lockKeyFiles } from "./key-file-locks.js";
 import { attemptModel, effectiveAgent, type Routing, routingOf, runnable, textArray } from "./routing.js";
 
@@ -67,7 +68,8 @@ const TASK_COLUMNS = prefixedColumns(tasks, "claimed", "t_");
  * locked files, it tries again with that task's files, at most {@link KEY_FILE_ROUNDS} times, then
  * answers `undefined` (nothing ready this time; the long poll rechecks). Claims of tasks with disjoint
  * key files take disjoint locks and never wait on each other (docs/claim.md, "Key-file locks").
- * The same statement reads the claimed task's dependencies' work (see {@link dependencyWorkSql}).
+ * The same statement reads the claimed task's dependencies' work (see {@link dependencyWorkSql}), and
+ * finds nothing for a worker an operator paused (see {@link unpaused}).
  * @returns the claimed task with its dependencies' work and its plan (read in the same statement), or
  *   `undefined` when none is ready or the budget is spent.
  * @throws {BearerNotStored} when `bearer` is given and not stored for the worker (checked first:
@@ -150,7 +152,8 @@ async function claimStatement(
     WITH seen AS (
       ${capabilitiesSeen(input, routing)}
     ), held AS MATERIALIZED (
-      SELECT ${bearerHeld(input.bearer, input.workerId)} AS ok, (SELECT count(*) FROM seen) AS seen
+      SELECT ${bearerHeld(input.bearer, input.workerId)} AS ok, (SELECT count(*) FROM seen) AS seen,
+        ${unpaused(input.workerId)} AS unpaused
     ), plan AS MATERIALIZED (
       SELECT * FROM ${plans} WHERE id = ${input.planId}
     ), picked AS MATERIALIZED (
@@ -229,7 +232,8 @@ async function claimStatement(
 /**
  * The pick's conditions on task `t` of plan `planId`, bar the key-file locks: claimable status, no
  * unfinished dependency, a retry's `not_before` passed, a task the worker can run ({@link runnable}),
- * no task of the plan in flight sharing a key file, the bearer held and the budget not spent.
+ * no task of the plan in flight sharing a key file, the bearer held, the worker not paused and the
+ * budget not spent.
  */
 function ready(t: SQL, planId: string, routing: Routing): SQL {
   return sql`${t}.plan_id = ${planId} AND ${t}.status IN (${CLAIMABLE}) AND ${t}.unfinished_deps = 0
@@ -240,8 +244,17 @@ function ready(t: SQL, planId: string, routing: Routing): SQL {
       WHERE f.plan_id = ${planId} AND f.claimed_by IS NOT NULL
         AND f.key_files ?| ARRAY(SELECT jsonb_array_elements_text(${t}.key_files))
     ))
-    AND (SELECT ok FROM held)
+    AND (SELECT ok FROM held) AND (SELECT unpaused FROM held)
     AND EXISTS (SELECT 1 FROM plan WHERE plan.budget_usd IS NULL OR plan.spent_usd < plan.budget_usd)`;
+}
+
+/**
+ * True unless an operator paused the worker (`worker_pauses`: every worker, or this one): a primary-key
+ * probe of a table of at most a few rows, so the claim stays one cheap statement. A paused worker's
+ * claim finds nothing and long-polls as with nothing ready; its running task is not affected.
+ */
+function unpaused(workerId: string): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM ${workerPauses} wp WHERE wp.scope IN (${EVERY_WORKER}, ${workerId}))`;
 }
 
 /**

@@ -41,7 +41,7 @@ function fixture(db: Db, driver: Store["driver"], close: () => Promise<void>): S
   return {
     async fresh() {
       await db.execute(
-        sql`TRUNCATE events, task_deps, tasks, plans, workers, read_tokens RESTART IDENTITY CASCADE`,
+        sql`TRUNCATE events, task_deps, tasks, plans, workers, read_tokens, worker_pauses RESTART IDENTITY CASCADE`,
       );
       return createStore(db, { driver, close: async () => {} });
     },

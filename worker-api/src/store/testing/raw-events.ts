@@ -1,49 +1,14 @@
 import pg from "pg";
+import { type RawPool, rawTransactions } from "./raw-transactions.js";
 
-/** A transaction of its own on the test database, for writing events the way a concurrent writer does. */
-export type RawTransaction = {
-  /** Makes the transaction take its transaction id now (before any write), as a writer's first update does. */
-  takeXid(): Promise<void>;
-  /** Inserts one event of `planId` in this transaction. @returns its id. */
-  insertEvent(planId: string, eventType: string): Promise<number>;
-  commit(): Promise<void>;
-};
+export type { RawTransaction } from "./raw-transactions.js";
 
 /**
- * Raw connections to a test database (a pool of `max`), so a test can hold transactions open and commit
- * them in any order: what concurrent control-plane requests do to the audit log.
+ * Raw node-postgres connections to a test database (a pool of `max`), so a test can hold transactions
+ * open and commit them in any order (see {@link rawTransactions}).
  */
 export function rawEventWriter(url: string, max = 12) {
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on("error", () => {});
-  const insert = async (client: pg.ClientBase | pg.Pool, planId: string, eventType: string) => {
-    const result = await client.query<{ id: string }>(
-      "INSERT INTO events (plan_id, event_type, payload) VALUES ($1, $2, '{}') RETURNING id",
-      [planId, eventType],
-    );
-    return Number(result.rows[0]?.id);
-  };
-  return {
-    /** Inserts one event in a transaction of its own. @returns its id. */
-    insertEvent: (planId: string, eventType: string) => insert(pool, planId, eventType),
-    /** Opens a transaction on a connection of its own, released at commit. */
-    async begin(): Promise<RawTransaction> {
-      const client = await pool.connect();
-      await client.query("BEGIN");
-      return {
-        takeXid: async () => {
-          await client.query("SELECT pg_current_xact_id()");
-        },
-        insertEvent: (planId, eventType) => insert(client, planId, eventType),
-        async commit() {
-          try {
-            await client.query("COMMIT");
-          } finally {
-            client.release();
-          }
-        },
-      };
-    },
-    close: () => pool.end(),
-  };
+  return { ...rawTransactions(pool as unknown as RawPool), close: () => pool.end() };
 }

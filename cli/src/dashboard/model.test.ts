@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import type { EventView } from "../events/event-view.js";
+import { pressKey, START_UI, type UiState } from "./keys.js";
+import { EMPTY_STATE, filterTasks, reduceEvent, reduceSnapshot, type SnapshotTask } from "./model.js";
+import { dashboardText } from "./text.js";
+
+// The dashboard's state is a pure function of snapshots and events; its keys a pure function of the
+// view's state.
+
+const task = (id: string, status = "PENDING", extra: Partial<SnapshotTask> = {}): SnapshotTask => ({
+  id,
+  status,
+  priority: "high",
+  description: `do ${id}`,
+  claimedBy: null,
+  attempts: 0,
+  ...extra,
+});
+const plan = { id: "p", name: "demo", budgetMicroUsd: 5_000_000, spentMicroUsd: 0 };
+let nextId = 1;
+const event = (
+  event_type: string,
+  task_id: string | null,
+  payload: EventView["payload"] = {},
+): EventView => ({
+  id: nextId++,
+  plan_id: "p",
+  task_id,
+  worker_id: typeof payload.worker_id === "string" ? payload.worker_id : null,
+  event_type,
+  payload,
+  detail: null,
+  created_at: `2026-01-01T00:00:0${nextId % 10}.000Z`,
+});
+
+describe("the dashboard's reducer", () => {
+  it("follows a task through claim, heartbeat, completion and a failed retry from the events alone", () => {
+    let state = reduceSnapshot(EMPTY_STATE, { plan, tasks: [task("A"), task("B")] });
+    state = reduceEvent(state, event("CLAIM", "A", { worker_id: "w-1", version: 2 }));
+    state = reduceEvent(state, event("START", "A", { version: 3 }));
+    const progress = { phase: "agent", last_tool: "Edit", turns: 4 };
+    state = reduceEvent(state, event("worker.heartbeat", "A", { worker_id: "w-1", progress }));
+    expect(state.tasks[0]).toMatchObject({ status: "IN_PROGRESS", claimedBy: "w-1", attempts: 1, progress });
+    expect(state.workers).toEqual([{ id: "w-1", lastSeen: expect.any(String), task: "A" }]);
+
+    state = reduceEvent(state, event("COMPLETE", "A", { worker_id: "w-1", cost_usd: "0.120000" }));
+    expect(state.tasks[0]).toMatchObject({ status: "DONE", claimedBy: null, spentFromEvents: 120_000 });
+    expect(state.workers[0]?.task).toBeNull();
+
+    state = reduceEvent(state, event("CLAIM", "B", { worker_id: "w-1" }));
+    state = reduceEvent(state, event("FAIL", "B", { worker_id: "w-1", cost_usd: "0.01", retry: true }));
+    expect(state.tasks[1]?.status).toBe("PENDING");
+    state = reduceEvent(state, event("FAIL", "B", { worker_id: "w-1", retry: false }));
+    expect(state.tasks[1]?.status).toBe("FAILED");
+    state = reduceEvent(state, event("RESET", "B", {}));
+    expect(state.tasks[1]?.status).toBe("PENDING");
+
+    // A replayed event (a stream reconnect) changes nothing; the view keeps the latest events.
+    const replay = state.events[0] as EventView;
+    expect(reduceEvent(state, replay)).toBe(state);
+    expect(state.events.map((e) => e.event_type).slice(-2)).toEqual(["FAIL", "RESET"]);
+  });
+
+  it("takes a snapshot's figures over the events' and keeps what only the events told", () => {
+    let state = reduceSnapshot(EMPTY_STATE, { plan, tasks: [task("A")] });
+    state = reduceEvent(state, event("CLAIM", "A", { worker_id: "w-2" }));
+    const claimedAt = state.tasks[0]?.claimedAt;
+    // A read API snapshot has no claim time: the event's stays.
+    state = reduceSnapshot(state, {
+      plan,
+      tasks: [task("A", "IN_PROGRESS", { claimedBy: "w-2", attempts: 1 })],
+    });
+    expect(state.tasks[0]).toMatchObject({ status: "IN_PROGRESS", claimedAt });
+    state = reduceSnapshot(state, {
+      plan: { ...plan, spentMicroUsd: 300_000 },
+      tasks: [task("A", "DONE", { spentMicroUsd: 300_000 })],
+      workers: [{ id: "w-2", lastHeartbeat: "2026-01-01T00:01:00.000Z", online: true }],
+    });
+    expect(state.tasks[0]).toMatchObject({ status: "DONE", claimedAt: null });
+    expect(state.workers[0]).toEqual({ id: "w-2", lastSeen: "2026-01-01T00:01:00.000Z", task: null });
+
+    const text = dashboardText(state, Date.parse("2026-01-01T00:01:05Z"));
+    expect(text).toMatch(/^A {13}DONE {8}- {13}0 {3}- {7}\$0\.30 {3}- {21}do A$/m);
+    expect(text).toContain("$0.30 of $5.00 spent, $4.70 left");
+    expect(text).toContain("w-2  idle  heard 5s ago");
+  });
+
+  it("filters tasks by every word over id, status, worker and description", () => {
+    const tasks = reduceSnapshot(EMPTY_STATE, {
+      plan,
+      tasks: [
+        task("T-1", "FAILED"),
+        task("T-2", "DONE"),
+        task("X-3", "FAILED", { description: "Fix login" }),
+      ],
+    }).tasks;
+    expect(filterTasks(tasks, "").map((t) => t.id)).toEqual(["T-1", "T-2", "X-3"]);
+    expect(filterTasks(tasks, "failed").map((t) => t.id)).toEqual(["T-1", "X-3"]);
+    expect(filterTasks(tasks, "failed LOGIN").map((t) => t.id)).toEqual(["X-3"]);
+    expect(filterTasks(tasks, "nothing")).toEqual([]);
+  });
+});
+
+describe("the dashboard's keys", () => {
+  const ids = (filter: string) =>
+    ["A", "B", "C"].filter((id) => id.toLowerCase().includes(filter.toLowerCase()));
+  const press = (keys: string[], ui: UiState = START_UI) => {
+    const effects = [];
+    for (const key of keys) {
+      const next = pressKey(ui, key, ids);
+      ui = next.ui;
+      if (next.effect) effects.push(next.effect);
+    }
+    return { ui, effects };
+  };
+
+  it("moves, filters, and runs an action only after y", () => {
+    expect(press(["j", "down", "j", "j"]).ui.selected).toBe(2);
+    expect(press(["j", "k", "up"]).ui.selected).toBe(0);
+    const filtered = press(["/", "b", "return"]);
+    expect(filtered.ui).toMatchObject({ mode: { kind: "normal" }, filter: "b", selected: 0 });
+    expect(press(["escape"], filtered.ui).ui.filter).toBe("");
+    expect(press(["/", "b", "escape"]).ui.filter).toBe("");
+
+    expect(press(["j", "x", "y"]).effects).toEqual([{ kind: "act", action: "reset", taskId: "B" }]);
+    expect(press(["l", "n"]).effects).toEqual([{ kind: "cancelled", action: "release", taskId: "A" }]);
+    expect(press(["P", "y", "U", "Y"]).effects).toEqual([
+      { kind: "act", action: "pauseWorkers", taskId: undefined },
+      { kind: "act", action: "resumeWorkers", taskId: undefined },
+    ]);
+    // Keys typed while a question waits answer it; q then quits.
+    expect(press(["x", "q", "q"]).effects.map((e) => e.kind)).toEqual(["cancelled", "quit"]);
+    expect(press(["r", "p"]).effects.map((e) => e.kind)).toEqual(["refresh", "togglePause"]);
+    expect(press(["/", "z", "return", "x"]).effects).toEqual([{ kind: "say", text: "no task selected" }]);
+  });
+});

@@ -1,0 +1,205 @@
+import type { AttemptProgress, JsonObject } from "@whilly/core";
+import { parseUsd } from "@whilly/core";
+import type { EventView } from "../events/event-view.js";
+
+/** What the agent last did in a running attempt (the heartbeat's `progress`). */
+export type TaskProgress = AttemptProgress;
+
+/** One task as a data source reads it. Times are ISO 8601; money is micro-USD. */
+export type SnapshotTask = {
+  readonly id: string;
+  readonly status: string;
+  readonly priority: string;
+  readonly description: string;
+  readonly claimedBy: string | null;
+  readonly attempts: number;
+  /** When its current claim began; null when unclaimed or when the source does not say. */
+  readonly claimedAt?: string | null | undefined;
+  /** Spend over every attempt; undefined when the source does not say (the events then tell). */
+  readonly spentMicroUsd?: number | undefined;
+  readonly progress?: TaskProgress | undefined;
+};
+
+/** A worker as a data source reads it; `lastHeartbeat` is ISO 8601. */
+export type SnapshotWorker = {
+  readonly id: string;
+  readonly lastHeartbeat: string;
+  readonly online: boolean;
+};
+
+/** A plan, its tasks and (when the source knows them) the workers, read at one moment. */
+export type DashboardSnapshot = {
+  readonly plan: {
+    readonly id: string;
+    readonly name: string;
+    readonly budgetMicroUsd: number | null;
+    readonly spentMicroUsd: number;
+  };
+  readonly tasks: readonly SnapshotTask[];
+  readonly workers?: readonly SnapshotWorker[] | undefined;
+};
+
+/** A task row of the view. */
+export type TaskRow = SnapshotTask & { readonly spentFromEvents: number };
+
+/** A worker row of the view: the latest time it was heard from (ISO 8601) and the task it runs. */
+export type WorkerRow = { readonly id: string; readonly lastSeen: string; readonly task: string | null };
+
+/** Everything the dashboard shows, derived only from snapshots and events ({@link reduceSnapshot}, {@link reduceEvent}). */
+export type DashboardState = {
+  readonly plan: DashboardSnapshot["plan"] | undefined;
+  readonly tasks: readonly TaskRow[];
+  readonly workers: readonly WorkerRow[];
+  /** The newest events last, at most {@link MAX_EVENTS}. */
+  readonly events: readonly EventView[];
+  /** The highest event id applied. */
+  readonly lastEventId: number;
+};
+
+/** How many of the latest events the view keeps. */
+export const MAX_EVENTS = 50;
+
+/** The view before anything was read. */
+export const EMPTY_STATE: DashboardState = {
+  plan: undefined,
+  tasks: [],
+  workers: [],
+  events: [],
+  lastEventId: 0,
+};
+
+/**
+ * Takes a fresh snapshot: its tasks replace the view's, keeping what only the events told (claim
+ * times, progress, per-task spend) where the snapshot does not say; its workers, when it has them,
+ * merge with those the events named.
+ */
+export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapshot): DashboardState {
+  const before = new Map(state.tasks.map((t) => [t.id, t]));
+  const tasks = snapshot.tasks.map((task): TaskRow => {
+    const old = before.get(task.id);
+    const running = task.status === "CLAIMED" || task.status === "IN_PROGRESS";
+    return {
+      ...task,
+      claimedAt: task.claimedAt ?? (running ? (old?.claimedAt ?? null) : null),
+      progress: task.progress ?? (running ? old?.progress : undefined),
+      spentFromEvents: old?.spentFromEvents ?? 0,
+    };
+  });
+  let workers = state.workers;
+  for (const w of snapshot.workers ?? []) {
+    if (w.online) workers = seen(workers, w.id, w.lastHeartbeat);
+  }
+  const holding = new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
+  workers = workers.map((w) => ({ ...w, task: holding.get(w.id) ?? null }));
+  return { ...state, plan: snapshot.plan, tasks, workers };
+}
+
+/** Applies one audit event: task status and worker from transitions, progress from heartbeats, spend from costs. */
+export function reduceEvent(state: DashboardState, event: EventView): DashboardState {
+  if (event.id <= state.lastEventId) return state;
+  const events = [...state.events, event].slice(-MAX_EVENTS);
+  const worker = event.worker_id;
+  const workers = worker === null ? state.workers : seen(state.workers, worker, event.created_at);
+  const change = taskChange(event);
+  const tasks =
+    change === undefined || event.task_id === null
+      ? state.tasks
+      : state.tasks.map((t) => (t.id === event.task_id ? { ...t, ...change(t) } : t));
+  const holding =
+    change === undefined
+      ? undefined
+      : new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
+  return {
+    ...state,
+    tasks,
+    workers: holding ? workers.map((w) => ({ ...w, task: holding.get(w.id) ?? null })) : workers,
+    events,
+    lastEventId: event.id,
+  };
+}
+
+type Change = (task: TaskRow) => Partial<TaskRow>;
+
+function taskChange(event: EventView): Change | undefined {
+  const p = event.payload;
+  const cost =
+    parseUsd(typeof p.cost_usd === "string" || typeof p.cost_usd === "number" ? p.cost_usd : "0") ?? 0;
+  const unheld = { claimedBy: null, claimedAt: null, progress: undefined };
+  switch (event.event_type) {
+    case "CLAIM":
+      return () => ({
+        status: "CLAIMED",
+        claimedBy: event.worker_id,
+        claimedAt: event.created_at,
+        progress: undefined,
+      });
+    case "START":
+      return (t) => ({
+        status: "IN_PROGRESS",
+        attempts: t.status === "IN_PROGRESS" ? t.attempts : t.attempts + 1,
+      });
+    case "COMPLETE":
+      return (t) => ({ status: "DONE", ...unheld, spentFromEvents: t.spentFromEvents + cost });
+    case "FAIL":
+      return (t) => ({
+        status: p.retry === true ? "PENDING" : "FAILED",
+        ...unheld,
+        spentFromEvents: t.spentFromEvents + cost,
+      });
+    case "RELEASE":
+    case "RESET":
+      return () => ({ status: "PENDING", ...unheld });
+    case "task.skipped":
+      return () => ({ status: "SKIPPED", ...unheld });
+    case "worker.heartbeat":
+      return () => {
+        const progress = progressOf(p.progress);
+        return progress ? { progress } : {};
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** A heartbeat payload's `progress`, keeping only fields of the right type. */
+function progressOf(value: JsonObject[string] | undefined): TaskProgress | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const { turns, last_tool, phase } = value;
+  return {
+    ...(typeof turns === "number" ? { turns } : {}),
+    ...(typeof last_tool === "string" ? { last_tool } : {}),
+    ...(typeof phase === "string" ? { phase } : {}),
+  };
+}
+
+function seen(workers: readonly WorkerRow[], id: string, at: string): WorkerRow[] {
+  const old = workers.find((w) => w.id === id);
+  if (!old) return [...workers, { id, lastSeen: at, task: null }];
+  return workers.map((w) => (w.id === id && at > w.lastSeen ? { ...w, lastSeen: at } : w));
+}
+
+/** A task's spend (micro-USD): the source's figure when it has one, else the costs its events reported. */
+export function taskSpend(task: TaskRow): number {
+  return task.spentMicroUsd ?? task.spentFromEvents;
+}
+
+/**
+ * The tasks a filter keeps: every word of `filter` (case-insensitive) must occur in the task's id,
+ * status, worker or description; an empty filter keeps all.
+ */
+export function filterTasks(tasks: readonly TaskRow[], filter: string): TaskRow[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [...tasks];
+  return tasks.filter((t) => {
+    const text = `${t.id} ${t.status} ${t.claimedBy ?? ""} ${t.description}`.toLowerCase();
+    return words.every((w) => text.includes(w));
+  });
+}
+
+/** Counts per status, in the order the header shows them. */
+export function statusCounts(tasks: readonly TaskRow[]): [string, number][] {
+  const order = ["PENDING", "CLAIMED", "IN_PROGRESS", "DONE", "FAILED", "SKIPPED"];
+  const counts = new Map(order.map((s): [string, number] => [s, 0]));
+  for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+  return [...counts].filter(([s, n]) => n > 0 || order.slice(0, 5).includes(s));
+}

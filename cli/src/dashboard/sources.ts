@@ -1,0 +1,139 @@
+import { ConfigurationError, PlanNotFound, parseUsd } from "@whilly/core";
+import type { Store } from "@whilly/worker-api";
+import type { EventView } from "../events/event-view.js";
+import { printRemoteEvents, type RemoteSource, request } from "../events/follow-remote.js";
+import { printStoreEvents } from "../events/follow-store.js";
+import type { DashboardSnapshot, SnapshotTask } from "./model.js";
+
+/** Where the dashboard reads a plan: a snapshot on demand, and the audit log as it grows. */
+export interface DashboardSource {
+  /** The ids and names of the stored plans. */
+  listPlans(): Promise<{ id: string; name: string }[]>;
+  /** The plan, its tasks and (when known) workers now. @throws {PlanNotFound} */
+  snapshot(planId: string): Promise<DashboardSnapshot>;
+  /**
+   * Calls `emit` for every event of the plan from the log's start; with `follow`, then for each new one
+   * until `signal` aborts.
+   */
+  events(
+    planId: string,
+    emit: (event: EventView) => void,
+    follow: boolean,
+    signal: AbortSignal,
+  ): Promise<void>;
+}
+
+/** Reads the store itself (embedded or `WHILLY_DATABASE_URL`); `pollMs` bounds a missed event signal's delay. */
+export function storeSource(store: Store, pollMs: number): DashboardSource {
+  return {
+    async listPlans() {
+      return (await store.listPlans()).map((p) => ({ id: p.id, name: p.name }));
+    },
+    async snapshot(planId) {
+      const plan = (await store.listPlans()).find((p) => p.id === planId);
+      if (!plan) throw new PlanNotFound(planId);
+      const [tasks, workers] = await Promise.all([store.listTasks(planId), store.listWorkers()]);
+      return {
+        plan: {
+          id: plan.id,
+          name: plan.name,
+          budgetMicroUsd: plan.budgetMicroUsd ?? null,
+          spentMicroUsd: plan.spentMicroUsd,
+        },
+        tasks: tasks.map((t) => ({
+          id: t.id,
+          status: t.status,
+          priority: t.priority,
+          description: t.description,
+          claimedBy: t.claimedBy ?? null,
+          attempts: t.attempts,
+          claimedAt: t.claimedAt?.toISOString() ?? null,
+          spentMicroUsd: t.spentMicroUsd,
+          progress: t.progress,
+        })),
+        workers: workers.map((w) => ({
+          id: w.workerId,
+          lastHeartbeat: w.lastHeartbeat.toISOString(),
+          online: w.status === "online",
+        })),
+      };
+    },
+    async events(planId, emit, follow, signal) {
+      await printStoreEvents(store, { planId, follow, signal }, pollMs, emit);
+    },
+  };
+}
+
+/** The read API's task, as far as the dashboard uses it. */
+type TaskPayload = {
+  id: string;
+  status: string;
+  priority: string;
+  description: string;
+  claimed_by: string | null;
+  attempts: number;
+};
+type PlanPayload = { id: string; name: string; budget_usd: string | null; spent_usd: string };
+
+/**
+ * Reads a control plane (`--connect`) with a reader's token: the read API for snapshots, its event
+ * stream for the log (reconnecting after `retryMs` when lost). Claim times, progress and per-task spend
+ * come from the events, which the read API's tasks do not carry.
+ */
+export function remoteDashboardSource(remote: RemoteSource, retryMs: number): DashboardSource {
+  const base = `${remote.url.replace(/\/+$/, "")}/api/v1/plans`;
+  const get = async <T>(path: string): Promise<T> =>
+    (await (await request(remote, `${base}${path}`, undefined)).json()) as T;
+  return {
+    async listPlans() {
+      return (await get<{ plans: PlanPayload[] }>("")).plans.map((p) => ({ id: p.id, name: p.name }));
+    },
+    async snapshot(planId) {
+      const id = encodeURIComponent(planId);
+      const [plan, { tasks }] = await Promise.all([
+        get<PlanPayload>(`/${id}`),
+        get<{ tasks: TaskPayload[] }>(`/${id}/tasks`),
+      ]);
+      return {
+        plan: {
+          id: plan.id,
+          name: plan.name,
+          budgetMicroUsd: plan.budget_usd === null ? null : (parseUsd(plan.budget_usd) ?? null),
+          spentMicroUsd: parseUsd(plan.spent_usd) ?? 0,
+        },
+        tasks: tasks.map(
+          (t): SnapshotTask => ({
+            id: t.id,
+            status: t.status,
+            priority: t.priority,
+            description: t.description,
+            claimedBy: t.claimed_by,
+            attempts: t.attempts,
+          }),
+        ),
+      };
+    },
+    async events(planId, emit, follow, signal) {
+      await printRemoteEvents(remote, { planId, follow, signal }, retryMs, emit);
+    },
+  };
+}
+
+/**
+ * The plan to show: `--plan` when given, else the only stored plan.
+ * @throws {ConfigurationError} when there is no plan, or several and no `--plan` (naming them).
+ */
+export async function choosePlan(source: DashboardSource, chosen: string | undefined): Promise<string> {
+  if (chosen !== undefined) return chosen;
+  const plans = await source.listPlans();
+  if (plans.length === 1 && plans[0]) return plans[0].id;
+  if (plans.length === 0) {
+    throw new ConfigurationError("there is no plan to show", {
+      hint: "import one with whilly plan import FILE",
+    });
+  }
+  const ids = plans.slice(0, 10).map((p) => p.id);
+  throw new ConfigurationError(`there are ${plans.length} plans; name one with --plan`, {
+    hint: `e.g. whilly dashboard --plan ${ids[0]} (plans: ${ids.join(", ")}${plans.length > 10 ? ", ..." : ""})`,
+  });
+}
