@@ -24,6 +24,7 @@ export {
   type Verdict,
 } from "./pipeline/index.js";
 export * from "./runner/index.js";
+export * from "./triz/index.js";
 export * from "./verify/index.js";
 export { type Advertised, type Capabilities, createCapabilities } from "./worker/capabilities.js";
 export { startHeartbeat } from "./worker/heartbeat.js";
@@ -35,5 +36,13 @@ export {
 } from "./worker/loop.js";
 export { createPauseGate, type PauseGate, type PauseGateOptions } from "./worker/pause.js";
 export { type Backoff, DEFAULT_BACKOFF, sleep, withRetry } from "./worker/retry.js";
-export type { AgentAttempt, ProgressEvent, RunAgent, RunAttempt, WorkerStats } from "./worker/types.js";
+export { createTrizHook, describeTriz, type TrizHookOptions } from "./worker/triz-hook.js";
+export type {
+  AfterFail,
+  AgentAttempt,
+  ProgressEvent,
+  RunAgent,
+  RunAttempt,
+  WorkerStats,
+} from "./worker/types.js";
 export * from "./workspace/index.js";

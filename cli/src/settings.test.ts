@@ -16,9 +16,20 @@ describe("CLI settings", () => {
       limitBackoffMaxMs: 21_600_000,
       secrets: [],
       eventsPollMs: 1000,
+      triz: { enabled: false, timeoutMs: 25_000 },
       dashboardRefreshMs: 1000,
       storeSocketWaitMs: 1000,
     });
+  });
+
+  it("reads the failure analysis's settings, naming a bad one among the others", () => {
+    expect(parseCliSettings({ WHILLY_TRIZ_ENABLED: "true", WHILLY_TRIZ_TIMEOUT: "3s" }).triz).toEqual({
+      enabled: true,
+      timeoutMs: 3000,
+    });
+    expect(() => parseCliSettings({ WHILLY_TRIZ_ENABLED: "maybe", WHILLY_EVENTS_POLL: "never" })).toThrow(
+      /WHILLY_EVENTS_POLL.*WHILLY_TRIZ_ENABLED must be/,
+    );
   });
 
   it("reads the events poll in seconds and names a bad one", () => {

@@ -1,5 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { parseTrizSettings, type TrizSettings } from "@whilly/agent";
 import {
+  ConfigurationError,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_LIMIT_BACKOFF_MAX_MS,
@@ -91,6 +93,8 @@ export type CliSettings = {
    * notification, and on `--connect` before reconnecting. From `WHILLY_EVENTS_POLL` (s), default 1 s.
    */
   readonly eventsPollMs: number;
+  /** `whilly run`'s failure analysis after a FAIL: `WHILLY_TRIZ_ENABLED`, `WHILLY_TRIZ_TIMEOUT` (docs/triz.md). */
+  readonly triz: TrizSettings;
   /** How often `whilly dashboard` reads the plan again and redraws (ms). From `WHILLY_DASHBOARD_REFRESH` (s), default 1 s. */
   readonly dashboardRefreshMs: number;
   /**
@@ -138,6 +142,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const retryBackoffMaxMs = duration("WHILLY_RETRY_BACKOFF_MAX", DEFAULT_RETRY_BACKOFF_MAX_MS, 0);
   const limitBackoffMs = duration("WHILLY_LIMIT_BACKOFF", DEFAULT_LIMIT_BACKOFF_MS);
   const limitBackoffMaxMs = duration("WHILLY_LIMIT_BACKOFF_MAX", DEFAULT_LIMIT_BACKOFF_MAX_MS);
+  const triz = trizOf(env, problems);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
     problems.push({
       message: `WHILLY_HEARTBEAT_INTERVAL (${heartbeatIntervalMs / 1000} s) must be shorter than WHILLY_VISIBILITY_TIMEOUT (${leaseMs / 1000} s), or leases expire between heartbeats`,
@@ -160,9 +165,24 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     secrets: secretValuesOf(env),
     cacheDir: cacheDirOf(env),
     eventsPollMs,
+    triz,
     dashboardRefreshMs,
     storeSocketWaitMs,
   };
+}
+
+/** {@link parseTrizSettings}, its error kept with the others. */
+function trizOf(
+  env: Readonly<Record<string, string | undefined>>,
+  problems: SettingsProblem[],
+): TrizSettings {
+  try {
+    return parseTrizSettings(env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push({ message: error.message, hint: error.hint ?? "unset it to use the default" });
+    return { enabled: false, timeoutMs: 0 };
+  }
 }
 
 function cacheDirOf(env: Readonly<Record<string, string | undefined>>): string | undefined {

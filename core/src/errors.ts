@@ -264,14 +264,15 @@ export class Unauthorized extends WhillyError {
 /**
  * Why valid credentials may not do something: a worker token acting for another worker, a read-only
  * token asked to write, an OIDC token of a repository the control plane does not allow, or of a
- * repository other than the issue's.
+ * repository other than the issue's, or a worker reporting about a task it never ran.
  */
 export type ForbiddenReason =
   | "worker_id_mismatch"
   | "read_only_token"
   | "repository_not_allowed"
   | "issue_of_another_repository"
-  | "worker_token";
+  | "worker_token"
+  | "not_task_worker";
 
 /** Valid credentials that may not do this (HTTP 403); `reason` is the envelope's `error_code`. */
 export class Forbidden extends WhillyError {

@@ -273,6 +273,30 @@ export const releaseRequestSchema = z.strictObject({
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 
 /**
+ * The event types a worker may write about a task it ran (`POST /tasks/{id}/events`): the failure
+ * analysis's findings (docs/triz.md#on-a-failed-task).
+ */
+export const WORKER_TASK_EVENT_TYPES = ["triz.contradiction", "triz.error"] as const;
+
+/**
+ * `POST /tasks/{id}/events` body: an event about a task the worker ran, and what finding it cost.
+ * `event_type` `null` records the spend alone (a question that found no contradiction writes no event).
+ * The event and the spend count once per `idempotency_key` however often the request is sent.
+ */
+export const taskEventRequestSchema = z.strictObject({
+  worker_id: id,
+  plan_id: id,
+  event_type: z.enum(WORKER_TASK_EVENT_TYPES).nullable(),
+  payload: jsonObject,
+  cost_usd: cost.nullable().optional(),
+  idempotency_key: z.string().min(1).max(200).describe("the event's key: it and its cost count once"),
+});
+export type TaskEventRequest = z.infer<typeof taskEventRequestSchema>;
+/** `POST /tasks/{id}/events` reply: `recorded` false when the key was used already (nothing written). */
+export const taskEventResponseSchema = z.object({ recorded: z.boolean() });
+export type TaskEventResponse = z.infer<typeof taskEventResponseSchema>;
+
+/**
  * `POST /workers/{id}/heartbeat` body and reply. `tasks` (whilly's addition) names the tasks the worker
  * is running: only their leases are renewed. Without it every lease the worker holds is renewed.
  */

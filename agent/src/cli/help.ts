@@ -53,6 +53,8 @@ with every claim (docs/agents.md). The default agent is Claude Code: CLAUDE_BIN,
 GH_TOKEN, ...): only the worker fetches and pushes. A fetch or push that fails hands the task back
 and pauses claims (WHILLY_LIMIT_BACKOFF, doubling up to WHILLY_LIMIT_BACKOFF_MAX). While the agent runs, or no task is ready, a line says so every
 WHILLY_PROGRESS_INTERVAL seconds (default 30). SIGTERM or Ctrl-C stops the agent, hands its task back and exits 130.
+WHILLY_TRIZ_ENABLED=1 asks Claude Code after each FAIL, in the background and within WHILLY_TRIZ_TIMEOUT
+(default 25s), whether the task holds a contradiction, and reports a triz.* event (docs/triz.md).
 
 Exit codes: 0 the loop ended (--once, --max-iterations), 1 failure (including a control plane
 unreachable past --retry-budget), 2 usage or configuration (including a plan the control plane does

@@ -4,11 +4,13 @@ import { findWorkingAgents, type WorkingAgents } from "../agents/setup.js";
 import { checkPlan, type PlanCheck, type StatusCounts } from "../client/plan-check.js";
 import { createTaskClient, type TaskClient } from "../client/task-client.js";
 import { endOrphanedAttempts } from "../runner/attempt-record.js";
+import { trizAgentOf } from "../triz/settings.js";
 import { createCapabilities } from "../worker/capabilities.js";
 import { runWorkerLoop } from "../worker/loop.js";
 import { createPauseGate } from "../worker/pause.js";
 import { sleep, withRetry } from "../worker/retry.js";
-import type { ProgressEvent, RunAttempt } from "../worker/types.js";
+import { createTrizHook } from "../worker/triz-hook.js";
+import type { AfterFail, ProgressEvent, RunAttempt } from "../worker/types.js";
 import { parseWorkerArgs } from "./args.js";
 import { WORKER_HELP } from "./help.js";
 import { idleWatch } from "./idle.js";
@@ -158,6 +160,7 @@ export async function workerMain(
         progress.onEvent(event);
       },
       retryBudgetMs: settings.retryBudgetMs,
+      afterFail: trizHook(settings, timed.client, progress.onEvent),
     });
     if (stop.signal.aborted) code = EXIT.interrupted;
   } catch (error) {
@@ -168,6 +171,22 @@ export async function workerMain(
     await transport.close().catch(() => {});
   }
   return code;
+}
+
+/** The failure analysis after each FAIL when `WHILLY_TRIZ_ENABLED` is on (docs/triz.md); else none. */
+function trizHook(
+  settings: WorkerSettings,
+  client: TaskClient,
+  onProgress: (event: ProgressEvent) => void,
+): AfterFail | undefined {
+  if (!settings.triz.enabled) return undefined;
+  const agent = trizAgentOf(settings.claude, {
+    env: settings.agentEnv,
+    secrets: settings.secrets,
+    timeoutMs: settings.triz.timeoutMs,
+    cwd: settings.workdir,
+  });
+  return createTrizHook({ agent, client, retryBudgetMs: settings.retryBudgetMs, onProgress });
 }
 
 /** What to try when the control plane did not answer within the retry budget. */

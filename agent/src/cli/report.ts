@@ -10,6 +10,7 @@ import {
   Unauthorized,
   WhillyError,
 } from "@whilly/core";
+import { describeTriz } from "../worker/triz-hook.js";
 import type { ProgressEvent } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
 
@@ -120,6 +121,8 @@ function describeEvent(event: ProgressEvent): string {
       return `${event.what} failed (${event.error.message}); retrying in ${event.delayMs} ms`;
     case "heartbeat_failed":
       return `heartbeat failed: ${event.error.message}`;
+    case "triz":
+      return `${event.task.id} failure analysis: ${describeTriz(event)}`;
   }
 }
 

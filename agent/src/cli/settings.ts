@@ -17,6 +17,7 @@ import {
   parseClaudeSettings,
   wholeNumberSetting,
 } from "../runner/settings.js";
+import { parseTrizSettings, type TrizSettings } from "../triz/settings.js";
 import type { WorkerFlags } from "./args.js";
 import { parseAttemptSettings, type WorkerAttemptSettings } from "./attempt-settings.js";
 import { readTokenFile } from "./token-file.js";
@@ -69,6 +70,8 @@ export type WorkerSettings = WorkerAttemptSettings & {
   /** The longest such pause, reset time or not (ms). From `WHILLY_LIMIT_BACKOFF_MAX`, default 6 h. */
   readonly limitBackoffMaxMs: number;
   readonly claude: ClaudeSettings;
+  /** The failure analysis after a FAIL: `WHILLY_TRIZ_ENABLED`, `WHILLY_TRIZ_TIMEOUT` (docs/triz.md). */
+  readonly triz: TrizSettings;
   /** The agents: adapters, `--agent`/`--model`/`--force-*` defaults and `--tags`. */
   readonly agents: AgentSetup;
   /** git's environment: the worker's without whilly's credentials; git's own stay, to fetch and push. */
@@ -164,6 +167,7 @@ export function parseWorkerSettings(
     retryBudgetMs: retryBudgetMs(raw.retryBudget ?? (bounded ? DEFAULT_BOUNDED_RETRY_BUDGET : undefined)),
     ...limitBackoff(env),
     claude: parseClaudeSettings(env),
+    triz: parseTrizSettings(env),
     agents: parseAgentFlags(flags, env, cwd),
     gitEnv,
     agentEnv: agentEnvOf(gitEnv),

@@ -18,6 +18,7 @@ import {
   type TaskPayload,
   type TaskWork,
   TransportError,
+  taskEventResponseSchema,
   taskResponseSchema,
   Unauthorized,
   type Verification,
@@ -84,6 +85,19 @@ export type ReleaseSpend = {
 };
 
 /**
+ * An event the worker reports about a task it ran, besides its attempts: the failure analysis's
+ * finding (docs/triz.md#on-a-failed-task). `eventType` `null` reports the cost alone.
+ */
+export type TaskEventReport = {
+  readonly eventType: string | null;
+  readonly payload: JsonObject;
+  /** What finding it cost, decimal USD, e.g. `"0.012500"`. */
+  readonly costUsd: string;
+  /** The event and its cost count once per key, however often the report is sent. */
+  readonly idempotencyKey: string;
+};
+
+/**
  * A protocol v1 client for one worker identity.
  * Every method throws a {@link WhillyError}: `VersionConflict`/`NotOwner` on 409, `Unauthorized` on 401,
  * `Forbidden` on 403, `TaskNotFound` on 404, `InvalidInput` on 400/422, `TransportError` (retryable) on
@@ -113,6 +127,11 @@ export type TaskClient = {
   ): Promise<TaskPayload>;
   /** Renews the leases of `running`, sending their progress (every lease the worker holds when omitted). */
   heartbeat(running?: readonly HeartbeatTask[]): Promise<HeartbeatResponse>;
+  /**
+   * Reports an event about `task`, which this worker ran (`POST /tasks/{id}/events`).
+   * @returns false when the control plane had it already (its key was used).
+   */
+  reportEvent(task: Pick<TaskPayload, "id" | "plan_id">, event: TaskEventReport): Promise<boolean>;
 };
 
 /**
@@ -243,6 +262,18 @@ export function createTaskClient(options: {
       });
       const body = tasks === undefined ? { worker_id: workerId } : { worker_id: workerId, tasks };
       return required(await post(path, body, heartbeatResponseSchema), "heartbeat");
+    },
+    async reportEvent(task, event) {
+      const body = {
+        worker_id: workerId,
+        plan_id: task.plan_id,
+        event_type: event.eventType,
+        payload: event.payload,
+        cost_usd: event.costUsd,
+        idempotency_key: event.idempotencyKey,
+      };
+      const path = `/tasks/${encodeURIComponent(task.id)}/events`;
+      return required(await post(path, body, taskEventResponseSchema), "events").recorded;
     },
   };
 }

@@ -4,3 +4,4 @@ export {
   DEFAULT_TRIZ_TIMEOUT_MS,
   TRIZ_EVENT_TYPES,
 } from "./ask-contradiction.js";
+export { parseTrizSettings, type TrizSettings, trizAgentOf } from "./settings.js";

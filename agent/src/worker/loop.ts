@@ -1,25 +1,16 @@
 import {
-  AGENT_UNAVAILABLE_REASON,
-  AgentUnavailable,
   type AttemptProgress,
   type ClaimRequest,
   type ClaimResponse,
   DEFAULT_LIMIT_BACKOFF_MAX_MS,
   DEFAULT_LIMIT_BACKOFF_MS,
-  RATE_LIMITED_REASON,
-  SHUTDOWN_REASON,
   type TaskPayload,
   type VersionConflict,
-  WORKSPACE_UNAVAILABLE_REASON,
 } from "@whilly/core";
-import {
-  dependencyWorkOf,
-  type ReleasePause,
-  type ReleaseSpend,
-  type TaskClient,
-} from "../client/task-client.js";
+import { dependencyWorkOf, type TaskClient } from "../client/task-client.js";
 import type { TaskBudget } from "./budget.js";
 import type { Capabilities } from "./capabilities.js";
+import { createHandBack } from "./hand-back.js";
 import { startHeartbeat } from "./heartbeat.js";
 import { createPauseGate, type PauseGate } from "./pause.js";
 import {
@@ -37,7 +28,7 @@ import {
   withAttempt,
 } from "./replies.js";
 import { type Backoff, withRetry } from "./retry.js";
-import type { AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
+import type { AfterFail, AgentAttempt, ProgressEvent, RunAttempt, WorkerStats } from "./types.js";
 
 export { createTaskBudget, type TaskBudget } from "./budget.js";
 
@@ -99,6 +90,11 @@ export type WorkerLoopOptions = {
   capabilities?: Capabilities | undefined;
   /** `--agent`/`--model`/`--force-agent`/`--force-model`, sent with each claim. */
   choice?: ClaimChoice | undefined;
+  /**
+   * Started in the background once a failed attempt was reported (the failure analysis,
+   * `WHILLY_TRIZ_ENABLED`); drained before the loop returns. None when undefined.
+   */
+  afterFail?: AfterFail | undefined;
   now?: () => number;
 };
 
@@ -119,6 +115,8 @@ export type WorkerLoopOptions = {
  * hands its task back with `workspace_unavailable` (refunded, with what the agent cost) and pauses
  * claims for the gate's capped backoff. A DONE attempt's `work` (branch, commit) goes with its completion.
  * A failed attempt with attempts left goes back to `PENDING` (a retry, decided by the control plane).
+ * Once a failed attempt is reported, `afterFail` starts its work in the background (the next claim
+ * goes out at once); the loop drains it before returning.
  * @returns counters for the run.
  * @throws {AgentUnavailable} when the agent cannot run on this machine; its task was handed back.
  * @throws {Unauthorized} @throws {Forbidden} when the credentials are refused.
@@ -146,6 +144,14 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   let refused: Error | undefined;
   const refusal = new AbortController();
   const stopSignal = AbortSignal.any([options.stopSignal, refusal.signal]);
+  const { releaseQuietly, handedBack } = createHandBack({
+    client,
+    gate,
+    capabilities: options.capabilities,
+    stats,
+    emit,
+    stopSignal,
+  });
   const retry = <T>(what: string, fn: () => Promise<T>) =>
     withRetry(fn, {
       signal: stopSignal,
@@ -183,6 +189,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
   } finally {
     loopEnded = true;
     stopHeartbeat();
+    await options.afterFail?.drain();
   }
   if (refused) throw refused;
   return stats;
@@ -301,6 +308,9 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (typeof agent === "string") options.capabilities?.succeeded(agent);
     const landed = await report(task, attempt, wallMs);
     if (landed === undefined) return;
+    // Only for a FAIL the control plane took (a 409 after a lost lease looks like one that landed),
+    // and not while stopping: a question started now would only hold the shutdown up.
+    if (!attempt.ok && landed.answered && !stopSignal.aborted) options.afterFail?.start(task);
     // A failed attempt with attempts left is no finished task: the control plane queued a retry.
     const retry = !attempt.ok && landed.status === "PENDING";
     if (attempt.ok) stats.completed++;
@@ -309,57 +319,6 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     const notBefore = retry ? landed.notBefore : undefined;
     const finished = { task, attempt: withAttempt(attempt, task.attempts), elapsedMs: wallMs, retry };
     emit({ kind: "finished", ...finished, ...(notBefore === undefined ? {} : { notBefore }) });
-  }
-
-  /**
-   * Hands back an attempt that ended without a verdict; false when it has one to report.
-   * @throws {AgentUnavailable} when the agent cannot run on this machine.
-   */
-  async function handedBack(task: TaskPayload, attempt: AgentAttempt): Promise<boolean> {
-    if (attempt.unavailable) {
-      // The machine's fault, not the task's: the task goes back with its attempt refunded, and this
-      // worker stops, since every task would meet the same fault.
-      await releaseQuietly(task, AGENT_UNAVAILABLE_REASON);
-      throw new AgentUnavailable(attempt.unavailable.message, { hint: attempt.unavailable.hint });
-    }
-    if (attempt.limited) {
-      await handBackLimited(task, attempt, attempt.limited);
-      return true;
-    }
-    if (attempt.fault && !stopSignal.aborted) {
-      // This machine's git, not the task: the attempt is given back with what the agent cost, and no
-      // slot claims for a capped backoff, since the next task would likely meet the same fault.
-      const until = gate.pause(undefined);
-      const { message, hint } = attempt.fault;
-      await releaseQuietly(task, WORKSPACE_UNAVAILABLE_REASON, { until, message }, spendOf(attempt));
-      emit({ kind: "faulted", task, until, message, hint });
-      return true;
-    }
-    // A stop after the agent finished (during the checks or the delivery) keeps what the agent cost.
-    if (!attempt.aborted && !stopSignal.aborted) return false;
-    await releaseQuietly(task, SHUTDOWN_REASON, undefined, spendOf(attempt));
-    return true;
-  }
-
-  /**
-   * The provider's limit, not the task's fault: the attempt is given back and every slot of this
-   * process waits for the limit to pass, unless another agent is left to claim for meanwhile.
-   */
-  async function handBackLimited(
-    task: TaskPayload,
-    attempt: AgentAttempt,
-    limited: NonNullable<AgentAttempt["limited"]>,
-  ): Promise<void> {
-    // Only a control plane that names the claim's agent routes by the agents a worker advertises; an
-    // older one would hand this worker the paused agent's tasks again, so the whole worker pauses.
-    const routed = typeof task.agent === "string" && task.agent !== "";
-    const agent = typeof attempt.detail.agent === "string" ? attempt.detail.agent : undefined;
-    const agentUntil =
-      agent === undefined || !routed ? undefined : options.capabilities?.pauseAgent(agent, limited.until);
-    const until = agentUntil ?? gate.pause(limited.until);
-    const { message } = limited;
-    if (await releaseQuietly(task, RATE_LIMITED_REASON, { until, message })) stats.limited++;
-    emit({ kind: "paused", task, until, message, ...(agentUntil === undefined ? {} : { agent }) });
   }
 
   /** Marks the claimed task `IN_PROGRESS`; `undefined` when it cannot run (lease lost, or stopping). */
@@ -394,7 +353,7 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       const reply = await retry(attempt.ok ? "complete" : "fail", () =>
         attempt.ok ? client.complete(task, body) : client.fail(task, attempt.reason ?? "failed", body),
       );
-      return { status: reply.status, notBefore: dateOf(reply.not_before) };
+      return { status: reply.status, notBefore: dateOf(reply.not_before), answered: true };
     } catch (error) {
       // A failure with attempts left lands PENDING (a retry) rather than FAILED.
       if (attempt.ok ? alreadyMoved(error, task, "DONE") : failedAlready(error, task))
@@ -408,25 +367,6 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
       // it runs out and the task is run again.
       emit({ kind: "release_failed", task, error: asError(error) });
       return undefined;
-    }
-  }
-
-  /** Hands `task` back; false when that was refused or unanswered. */
-  async function releaseQuietly(
-    task: TaskPayload,
-    reason: string = SHUTDOWN_REASON,
-    pause?: ReleasePause,
-    spend?: ReleaseSpend,
-  ): Promise<boolean> {
-    try {
-      await client.release(task, reason, pause, spend);
-      stats.released++;
-      emit({ kind: "released", task, reason });
-      return true;
-    } catch (error) {
-      // The lease may already be gone, or the control plane down; the sweep returns the task either way.
-      emit({ kind: "release_failed", task, error: asError(error) });
-      return false;
     }
   }
 

@@ -14,8 +14,11 @@ import {
 import type { AttemptReport, ReleaseSpend } from "../client/task-client.js";
 import type { AgentAttempt, WorkerStats } from "./types.js";
 
-/** Where a reported attempt left its task. */
-export type Landed = { status: TaskStatus | undefined; notBefore: Date | undefined };
+/**
+ * Where a reported attempt left its task; `answered` when the control plane took this report itself
+ * (not a 409 that only looks like an earlier try of it having landed).
+ */
+export type Landed = { status: TaskStatus | undefined; notBefore: Date | undefined; answered?: boolean };
 
 /** A payload's ISO time as a date; undefined when absent or unreadable. */
 export function dateOf(iso: string | null | undefined): Date | undefined {

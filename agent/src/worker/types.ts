@@ -145,6 +145,18 @@ export type ProgressEvent =
    * unanswered. The lease was not lost: it runs out and the task is run again.
    */
   | { readonly kind: "release_failed"; readonly task: TaskPayload; readonly error: Error }
+  /**
+   * The failure analysis after `task`'s `FAIL` ended (docs/triz.md#on-a-failed-task): `outcome` is the
+   * event reported (`triz.contradiction`, `triz.error`), `none` (no contradiction), or `unreported`
+   * when the report could not be sent (`error`).
+   */
+  | {
+      readonly kind: "triz";
+      readonly task: TaskPayload;
+      readonly outcome: string;
+      readonly detail?: JsonObject | undefined;
+      readonly error?: Error | undefined;
+    }
   | { readonly kind: "retrying"; readonly what: string; readonly delayMs: number; readonly error: Error }
   | { readonly kind: "heartbeat_failed"; readonly error: Error };
 
@@ -162,4 +174,15 @@ export type WorkerStats = {
   /** Results the control plane refused with 409 (the lease was lost meanwhile). */
   lost: number;
   idlePolls: number;
+};
+
+/**
+ * Work the worker loop starts in the background after a task's `FAIL` was reported: it never delays
+ * the next claim, and the loop waits for it (bounded) before it returns.
+ */
+export type AfterFail = {
+  /** Starts the work for `task`, whose attempt just failed; returns at once. */
+  start(task: TaskPayload): void;
+  /** Waits for the work in flight, at most its bound, ends what is left and waits for that; never rejects. */
+  drain(): Promise<void>;
 };

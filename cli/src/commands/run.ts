@@ -4,6 +4,7 @@ import {
   checkBranchOption,
   findWorkingAgents,
   parseAgentFlags,
+  trizAgentOf,
   type WorkingAgents,
 } from "@whilly/agent";
 import {
@@ -164,6 +165,14 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         noWait: !args.wait,
         stateDir,
         prepareStateDir: () => prepareWhillyDir(workspace),
+        trizAgent: ctx.settings.triz.enabled
+          ? trizAgentOf(claude, {
+              env: ctx.io.env,
+              secrets: ctx.settings.secrets,
+              timeoutMs: ctx.settings.triz.timeoutMs,
+              cwd: ctx.io.cwd,
+            })
+          : undefined,
         makeRunner: (plan) =>
           claudeRunner({
             plan,

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { endOrphanedAttempts, type WorkerStats } from "@whilly/agent";
+import { endOrphanedAttempts, type GenerationAgent, type WorkerStats } from "@whilly/agent";
 import {
   EXIT,
   PlanNotFound,
@@ -52,6 +52,8 @@ export type LocalRunOptions = {
   stateDir?: string | undefined;
   /** Makes `stateDir` (kept out of git) once the command line and file were found good. */
   prepareStateDir?: (() => void) | undefined;
+  /** How the failure analysis asks after each FAIL (`WHILLY_TRIZ_ENABLED`); none when undefined. */
+  trizAgent?: GenerationAgent | undefined;
 };
 
 /**
@@ -118,6 +120,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
       recover: exclusive ? undefined : recover,
       onProgress: progress.onEvent,
       io,
+      trizAgent: options.trizAgent,
     });
   } finally {
     stop.dispose();

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from "@whilly/agent";
+import { describeTriz, type ProgressEvent } from "@whilly/agent";
 import { type AttemptProgress, displayUsd, terminalText } from "@whilly/core";
 import type { Io } from "../io.js";
 import { painter } from "../io.js";
@@ -103,6 +103,11 @@ export function progressPrinter(io: Io, total: number) {
         return;
       case "heartbeat_failed":
         line(`${paint("yellow", "!")} heartbeat failed: ${event.error.message}`);
+        return;
+      case "triz":
+        line(
+          `${paint("dim", "?")} ${event.task.id} failure analysis: ${terminalText(describeTriz(event), "line")}`,
+        );
         return;
     }
   };

@@ -3,6 +3,8 @@ import {
   createPauseGate,
   createTaskBudget,
   createTaskClient,
+  createTrizHook,
+  type GenerationAgent,
   type ProgressEvent,
   runWorkerLoop,
   type WorkerStats,
@@ -31,6 +33,8 @@ export type SlotsInput = {
   readonly recover: (() => Promise<number>) | undefined;
   readonly onProgress: (event: ProgressEvent) => void;
   readonly io: Pick<Io, "err">;
+  /** How the failure analysis asks after each FAIL (`WHILLY_TRIZ_ENABLED`, docs/triz.md); none when undefined. */
+  readonly trizAgent?: GenerationAgent | undefined;
 };
 
 /** What the slots left: their counters, a provider limit's pause still on, and retries left waiting. */
@@ -73,13 +77,21 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
   const waits = retryWaitPrinter(input.io);
   const capabilityWaits = capabilityWaitPrinter(input.io);
   const all = await Promise.all(
-    input.workerIds.map((workerId) =>
-      runWorkerLoop({
-        client: createTaskClient({
-          baseUrl: "http://whilly.local",
-          fetch: (url, init) => Promise.resolve(app.request(url, init)),
-          workerId,
-        }),
+    input.workerIds.map((workerId) => {
+      const client = createTaskClient({
+        baseUrl: "http://whilly.local",
+        fetch: (url, init) => Promise.resolve(app.request(url, init)),
+        workerId,
+      });
+      // Each slot reports the analysis of the tasks it ran, as the worker that ran them.
+      const trizAgent = input.trizAgent;
+      const afterFail =
+        trizAgent === undefined
+          ? undefined
+          : createTrizHook({ agent: trizAgent, client, onProgress: input.onProgress });
+      return runWorkerLoop({
+        client,
+        afterFail,
         planId: input.planId,
         runAttempt: input.runner.runAttempt(workerId, input.workerIds),
         stopSignal: input.stopSignal,
@@ -109,8 +121,8 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
           });
         },
         onProgress: input.onProgress,
-      }),
-    ),
+      });
+    }),
   );
   return { stats: sumStats(all), pausedUntil: gate.pausedUntil(), retriesLeftWaiting: waits.leftAny() };
 }

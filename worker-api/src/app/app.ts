@@ -9,6 +9,7 @@ import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator-actions.js";
 import { planRoutes } from "./routes/plans.js";
+import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
 
@@ -23,6 +24,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono()
     .use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge }))
     .route("/tasks", taskRoutes(deps))
+    .route("/tasks", taskEventRoutes(deps))
     .route("/workers", workerRoutes(deps))
     .route("/health", healthRoutes(deps))
     .use("/openapi.json", readerCredential(deps))

@@ -57,6 +57,7 @@ const EVENT_WRITES: { readonly [M in Method]?: PlansOf<M> } = {
   releaseTask: ([planId]) => [planId],
   pauseWorkers: (_args, result) => result.planIds,
   resumeWorkers: (_args, result) => result.planIds,
+  recordTaskEvent: ([input], result) => (result.recorded ? [input.planId] : []),
 };
 
 /**

@@ -27,6 +27,7 @@ import { recordRefusedReleaseCost, release } from "./tasks/release.js";
 import { releaseUnseenClaim } from "./tasks/release-unseen.js";
 import { skipTask } from "./tasks/skip-task.js";
 import { start } from "./tasks/start.js";
+import { recordTaskEvent } from "./tasks/task-event.js";
 import { heartbeat, touchWorker } from "./workers/heartbeat.js";
 import { pauseWorkers, readWorkersPause, resumeWorkers } from "./workers/pause.js";
 import {
@@ -132,6 +133,7 @@ export function createStore(
       }
     },
     releaseUnseenClaim: statement(releaseUnseenClaim),
+    recordTaskEvent: write(recordTaskEvent),
     releaseWorkerTasks: write(releaseWorkerTasks),
     releaseExpiredLeases: write(releaseExpiredLeases),
     releaseOfflineWorkers: write(releaseOfflineWorkers),

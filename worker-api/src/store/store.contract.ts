@@ -19,6 +19,7 @@ import { describeReadTokenContract } from "./contract/read-tokens.contract.js";
 import { describeRefundContract } from "./contract/refund.contract.js";
 import { describeRetryContract } from "./contract/retries.contract.js";
 import { describeRoutingContract } from "./contract/routing.contract.js";
+import { describeTaskEventContract } from "./contract/task-events.contract.js";
 import { describeTextContract } from "./contract/text.contract.js";
 import { describeWorkContract } from "./contract/work.contract.js";
 import { describeWorkerContract } from "./contract/workers.contract.js";
@@ -48,6 +49,7 @@ const GROUPS = {
   work: describeWorkContract,
   routing: describeRoutingContract,
   operatorActions: describeOperatorActionContract,
+  taskEvents: describeTaskEventContract,
 } satisfies Record<string, (ctx: ContractContext) => void>;
 
 /** The name of one group of the contract. */

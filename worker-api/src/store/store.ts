@@ -13,6 +13,7 @@ import type { NewEvent } from "./events/insert-events.js";
 import type { EventCursor, SettledEvent } from "./events/settled-events.js";
 import type { MetricsQuery, StoreMetrics } from "./metrics/read-metrics.js";
 import type { ListenForReady } from "./ready/listener.js";
+import type { TaskEventInput } from "./tasks/task-event.js";
 import type { PauseResult, ResumeResult, WorkersPause } from "./workers/pause.js";
 import type { PresentedBearer } from "./workers/presented-bearer.js";
 import type { ReadTokenRecord } from "./workers/read-tokens.js";
@@ -28,6 +29,7 @@ export type {
   StoreMetrics,
   TaskCount,
 } from "./metrics/read-metrics.js";
+export type { TaskEventInput } from "./tasks/task-event.js";
 export type { PauseResult, ResumeResult, WorkersPause } from "./workers/pause.js";
 export { BearerNotStored, type PresentedBearer } from "./workers/presented-bearer.js";
 
@@ -152,6 +154,15 @@ export interface Store extends TaskStore {
    * @throws {InvalidInput} for a bad `query` (see `readMetrics`).
    */
   readMetrics(query: MetricsQuery): Promise<StoreMetrics>;
+
+  /**
+   * Records an event a worker reports about a task it ran (the failure analysis, docs/triz.md) and its
+   * cost, counted to the task's and the plan's spend like an attempt's; once per idempotency key.
+   * @returns `recorded` false when the key was used already (nothing written).
+   * @throws {TaskNotFound} @throws {Forbidden} when the worker never claimed the task.
+   * @throws {InvalidInput} for a bad cost or key.
+   */
+  recordTaskEvent(input: TaskEventInput): Promise<{ recorded: boolean }>;
 
   /**
    * An operator's retry of one `FAILED` task: back to `PENDING` with attempts 0 (core's `REQUEUE`

@@ -74,6 +74,10 @@ export function scriptedClient(script: Partial<Record<keyof TaskClient, unknown[
       return reply("release", { version: task.version, reason });
     },
     heartbeat: () => reply<HeartbeatResponse>("heartbeat"),
+    reportEvent: (task, event) => {
+      bodies.push({ method: "reportEvent", body: event });
+      return reply("reportEvent", { reason: `${task.id}:${event.eventType}` });
+    },
   };
   return {
     client,

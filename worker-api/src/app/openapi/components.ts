@@ -17,6 +17,8 @@ import {
   registerResponseSchema,
   releaseRequestSchema,
   startRequestSchema,
+  taskEventRequestSchema,
+  taskEventResponseSchema,
   taskResponseSchema,
   workersPauseResponseSchema,
 } from "@whilly/core";
@@ -39,6 +41,8 @@ const SCHEMAS = {
   FailRequest: failRequestSchema,
   ReleaseRequest: releaseRequestSchema,
   TaskResponse: taskResponseSchema,
+  TaskEventRequest: taskEventRequestSchema,
+  TaskEventResponse: taskEventResponseSchema,
   PlanListResponse: planListResponseSchema,
   PlanDetailResponse: planDetailResponseSchema,
   PlanTasksResponse: planTasksResponseSchema,

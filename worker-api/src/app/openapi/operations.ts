@@ -218,6 +218,31 @@ export const OPERATIONS: readonly Operation[] = [
   ),
   transition("release", "ReleaseRequest", "→ PENDING, giving the task back"),
   {
+    method: "post",
+    path: "/tasks/{taskId}/events",
+    operationId: "reportTaskEvent",
+    summary: "An event about a task the worker ran (the failure analysis), and what it cost",
+    description:
+      "`event_type` is `triz.contradiction` or `triz.error` (`null`: the cost alone). The worker must have claimed the task once. The event and its cost, added to the task's and the plan's spend like an attempt's, count once per `idempotency_key`.",
+    auth: "worker",
+    request: "TaskEventRequest",
+    responses: {
+      200: {
+        description: "`recorded`: false when the key was used already and nothing was written.",
+        body: "TaskEventResponse",
+      },
+      401: bearer401,
+      403: {
+        description:
+          "`worker_id_mismatch` (a per-worker token acting for another worker id) or `not_task_worker` (the worker never claimed the task).",
+        body: E,
+      },
+      404: { description: "`task_not_found`: the plan has no such task.", body: E },
+      422: invalid,
+      503: unavailable,
+    },
+  },
+  {
     method: "get",
     path: "/api/v1/plans",
     operationId: "listPlans",

@@ -66,6 +66,7 @@ export const STORE_METHODS: { readonly [K in keyof Required<Store>]-?: MethodKin
   pauseWorkers: "call",
   resumeWorkers: "call",
   readWorkersPause: "call",
+  recordTaskEvent: "call",
 };
 
 /** The kind of `name` when it is a Store member, else `undefined` (refused). */
