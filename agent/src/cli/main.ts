@@ -186,7 +186,14 @@ function trizHook(
     timeoutMs: settings.triz.timeoutMs,
     cwd: settings.workdir,
   });
-  return createTrizHook({ agent, client, retryBudgetMs: settings.retryBudgetMs, onProgress });
+  const adapters = settings.agents.registry.adapters;
+  return createTrizHook({
+    agent,
+    adapterFor: (name) => adapters.find((adapter) => adapter.name === name),
+    client,
+    retryBudgetMs: settings.retryBudgetMs,
+    onProgress,
+  });
 }
 
 /** What to try when the control plane did not answer within the retry budget. */

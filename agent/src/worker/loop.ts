@@ -310,7 +310,11 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     if (landed === undefined) return;
     // Only for a FAIL the control plane took (a 409 after a lost lease looks like one that landed),
     // and not while stopping: a question started now would only hold the shutdown up.
-    if (!attempt.ok && landed.answered && !stopSignal.aborted) options.afterFail?.start(task);
+    if (!attempt.ok && landed.answered && !stopSignal.aborted)
+      options.afterFail?.start(task, {
+        agent: textOf(attempt.detail.agent),
+        model: textOf(attempt.detail.model),
+      });
     // A failed attempt with attempts left is no finished task: the control plane queued a retry.
     const retry = !attempt.ok && landed.status === "PENDING";
     if (attempt.ok) stats.completed++;
@@ -374,4 +378,8 @@ export async function runWorkerLoop(options: WorkerLoopOptions): Promise<WorkerS
     stats.lost++;
     emit({ kind: "lost", task, error, beforeStart });
   }
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
 }

@@ -1,5 +1,6 @@
 import { InvalidInput, type TaskPayload, VersionConflict } from "@whilly/core";
 import { describe, expect, it } from "vitest";
+import type { AgentAdapter } from "../agents/types.js";
 import type { GenerationAgent } from "../generate/ask-model.js";
 import type { ContradictionReport } from "../triz/ask-contradiction.js";
 import { runWorkerLoop } from "./loop.js";
@@ -173,5 +174,48 @@ describe("the failure analysis after a FAIL", () => {
     expect((await runWorkerLoop(options)).failed).toBe(1);
     expect(stopped).toBe(true);
     expect(scripted.count("reportEvent")).toBe(0);
+  });
+
+  it("asks the agent that failed the task, with its model, when that agent answers without tools", async () => {
+    // Only what the choice reads of an adapter; the adapters themselves are tested with their real CLIs.
+    const codex = { name: "codex", answers: true, defaultModel: "codex-default" } as AgentAdapter;
+    const cmd = { name: "cmd", answers: false, defaultModel: "" } as AgentAdapter;
+    const ranWith = [
+      { agent: "codex", model: "gpt-x" },
+      { agent: "cmd", model: "" },
+      { agent: "claude", model: "claude-sonnet" },
+    ];
+    const scripted = scriptedClient({
+      claim: [
+        claimReply,
+        { task: second, plan: null },
+        { task: { ...second, id: "T-3" }, plan: null },
+        undefined,
+      ],
+      start: [inProgress, { ...second, status: "IN_PROGRESS", version: 2, attempts: 1 }],
+      fail: [{ ...inProgress, status: "FAILED", version: 3 }],
+      reportEvent: [true],
+    });
+    const asked: GenerationAgent[] = [];
+    let attempt = 0;
+    const { options } = loopOptions(scripted.client, {
+      maxTasks: 3,
+      runAttempt: async () => ({ ...failed, detail: { ...ranWith[attempt++] } }),
+    });
+    options.afterFail = createTrizHook({
+      agent,
+      adapterFor: (name) => [codex, cmd].find((a) => a.name === name),
+      client: scripted.client,
+      ask: async (chosen) => {
+        asked.push(chosen);
+        return { costMicroUsd: 0 };
+      },
+    });
+    await runWorkerLoop(options);
+    expect(asked.map((a) => [a.adapter?.name, a.model])).toEqual([
+      ["codex", "gpt-x"],
+      [undefined, "m"],
+      [undefined, "claude-sonnet"],
+    ]);
   });
 });

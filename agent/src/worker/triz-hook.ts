@@ -1,16 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { formatUsd, type TaskPayload } from "@whilly/core";
+import type { AgentAdapter } from "../agents/types.js";
 import type { TaskClient } from "../client/task-client.js";
 import type { GenerationAgent } from "../generate/ask-model.js";
 import { askContradiction, type ContradictionReport } from "../triz/ask-contradiction.js";
 import { asError } from "./replies.js";
 import { type Backoff, withRetry } from "./retry.js";
-import type { AfterFail, ProgressEvent } from "./types.js";
+import type { AfterFail, FailedWith, ProgressEvent } from "./types.js";
 
 /** Options of {@link createTrizHook}. Durations are ms. */
 export type TrizHookOptions = {
-  /** How the agent is asked; its `timeoutMs` bounds each question (`WHILLY_TRIZ_TIMEOUT`). */
+  /**
+   * How the agent is asked; its `timeoutMs` bounds each question (`WHILLY_TRIZ_TIMEOUT`). Claude Code
+   * unless `adapterFor` gives the failed attempt's own agent.
+   */
   readonly agent: GenerationAgent;
+  /**
+   * The configured adapter named `agent` (the worker's registry), so the agent that failed the task is
+   * the one asked; one without an answer mode (`cmd` without it) leaves Claude Code to answer.
+   */
+  readonly adapterFor?: ((agent: string) => AgentAdapter | undefined) | undefined;
   /** The loop's client: the worker that ran the task reports what was found. */
   readonly client: TaskClient;
   /** How long a report is retried; the drain's bound ends it sooner. For ever when undefined. */
@@ -43,13 +52,14 @@ export function createTrizHook(options: TrizHookOptions): AfterFail {
   const inFlight = new Set<Promise<void>>();
   const stop = new AbortController();
 
-  async function analyse(task: TaskPayload): Promise<void> {
+  async function analyse(task: TaskPayload, ran: FailedWith | undefined): Promise<void> {
     const asked = {
       id: task.id,
       description: task.description,
       acceptanceCriteria: task.acceptance_criteria,
     };
-    const report: ContradictionReport = await ask(options.agent, asked, stop.signal);
+    const agent = askedAgent(options.agent, ran, options.adapterFor);
+    const report: ContradictionReport = await ask(agent, asked, stop.signal);
     const eventType = report.event?.eventType;
     if (eventType === undefined && !(report.costMicroUsd > 0)) {
       if (!stop.signal.aborted) emit({ kind: "triz", task, outcome: "none" });
@@ -70,8 +80,8 @@ export function createTrizHook(options: TrizHookOptions): AfterFail {
   }
 
   return {
-    start(task) {
-      const run: Promise<void> = analyse(task)
+    start(task, ran) {
+      const run: Promise<void> = analyse(task, ran)
         .catch((error) => emit({ kind: "triz", task, outcome: "unreported", error: asError(error) }))
         .finally(() => inFlight.delete(run));
       inFlight.add(run);
@@ -88,6 +98,23 @@ export function createTrizHook(options: TrizHookOptions): AfterFail {
       }
     },
   };
+}
+
+/**
+ * The agent a question goes to: the failed attempt's own agent and model when this worker has an
+ * adapter for it that answers without tools, else `base` (Claude Code) with the attempt's model when
+ * the attempt ran on Claude Code.
+ */
+function askedAgent(
+  base: GenerationAgent,
+  ran: FailedWith | undefined,
+  adapterFor: ((agent: string) => AgentAdapter | undefined) | undefined,
+): GenerationAgent {
+  const model = typeof ran?.model === "string" && ran.model !== "" ? ran.model : undefined;
+  if (ran?.agent === undefined || ran.agent === "claude") return model ? { ...base, model } : base;
+  const adapter = adapterFor?.(ran.agent);
+  if (adapter === undefined || !adapter.answers) return base;
+  return { ...base, adapter, model: model ?? adapter.defaultModel };
 }
 
 /** What the failure analysis found, or why it was not reported, in a few words. */

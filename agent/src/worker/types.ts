@@ -176,13 +176,16 @@ export type WorkerStats = {
   idlePolls: number;
 };
 
+/** The agent and model a failed attempt ran with (its audit detail's `agent`, `model`), when known. */
+export type FailedWith = { readonly agent?: string | undefined; readonly model?: string | undefined };
+
 /**
  * Work the worker loop starts in the background after a task's `FAIL` was reported: it never delays
  * the next claim, and the loop waits for it (bounded) before it returns.
  */
 export type AfterFail = {
-  /** Starts the work for `task`, whose attempt just failed; returns at once. */
-  start(task: TaskPayload): void;
+  /** Starts the work for `task`, whose attempt (run `ran`) just failed; returns at once. */
+  start(task: TaskPayload, ran?: FailedWith): void;
   /** Waits for the work in flight, at most its bound, ends what is left and waits for that; never rejects. */
   drain(): Promise<void>;
 };

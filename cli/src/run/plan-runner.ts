@@ -1,4 +1,4 @@
-import type { RunAttempt } from "@whilly/agent";
+import type { AgentAdapter, RunAttempt } from "@whilly/agent";
 import type { Integration } from "./summary.js";
 
 /** What runs the attempts of one plan: made once the plan is known (its workspaces need its id). */
@@ -24,4 +24,6 @@ export type RunAgents = {
   readonly working: readonly string[];
   readonly tags: readonly string[];
   readonly choice: { agent?: string; model?: string; force_agent?: string; force_model?: string };
+  /** The configured adapters, so the failure analysis asks the agent that failed the task. */
+  readonly adapters: readonly AgentAdapter[];
 };

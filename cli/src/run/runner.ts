@@ -73,6 +73,7 @@ export async function claudeRunner(options: ClaudeRunnerOptions): Promise<PlanRu
           working: options.agents.working,
           tags: options.agents.setup.tags,
           choice: claimChoice(options.agents.setup.defaults),
+          adapters: options.agents.setup.registry.adapters,
         };
   const workspaces =
     options.repoDir === undefined

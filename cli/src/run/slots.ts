@@ -88,7 +88,12 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
       const afterFail =
         trizAgent === undefined
           ? undefined
-          : createTrizHook({ agent: trizAgent, client, onProgress: input.onProgress });
+          : createTrizHook({
+              agent: trizAgent,
+              adapterFor: (name) => agents?.adapters.find((adapter) => adapter.name === name),
+              client,
+              onProgress: input.onProgress,
+            });
       return runWorkerLoop({
         client,
         afterFail,
