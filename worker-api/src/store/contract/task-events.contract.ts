@@ -59,5 +59,17 @@ export function describeTaskEventContract(ctx: ContractContext): void {
       expect((await ctx.store.getPlan("p"))?.spentMicroUsd).toBe(0);
       expect(await eventTypes(ctx.store, "p")).toEqual(["task.created", "CLAIM"]);
     });
+
+    it("leaves the claim's reservation to attempt costs: many cheap findings do not shrink it", async () => {
+      await ctx.store.createPlan({ id: "p", name: "b", budgetMicroUsd: 1_000_000 });
+      await ctx.store.importPlan(plan("p", [task("A"), task("B"), task("C")]));
+      const a = await claimAs(ctx.store, "p", "w1");
+      const fence = { planId: "p", taskId: "A", workerId: "w1", version: a?.version ?? -1 };
+      await ctx.store.complete({ ...fence, costMicroUsd: 300_000 });
+      // More findings than the reservation's window of recent costs, each far cheaper than an attempt.
+      for (let i = 0; i < 25; i++) await ctx.store.recordTaskEvent(finding(`cheap-${i}`, 1));
+      expect((await claimAs(ctx.store, "p", "w1"))?.id).toBe("B");
+      expect((await ctx.store.getPlan("p"))?.reservedMicroUsd).toBe(300_000);
+    });
   });
 }

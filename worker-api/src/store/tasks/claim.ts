@@ -19,6 +19,7 @@ import { BearerNotStored, bearerHeld, type PresentedBearer } from "../workers/be
 import { EVERY_WORKER } from "../workers/pause.js";
 import { lockKeyFiles } from "./key-file-locks.js";
 import { attemptModel, effectiveAgent, type Routing, routingOf, runnable, textArray } from "./routing.js";
+import { EVENT_COST_KEY_PREFIX } from "./task-event.js";
 
 /** What a claim asks for; `bearer`, when given, must still be stored for `workerId` (see {@link PresentedBearer}). */
 export type ClaimInput = ClaimRouting & {
@@ -168,6 +169,7 @@ async function claimStatement(
       SELECT COALESCE(plan.reserve_usd, (
         SELECT max(recent.cost_usd) FROM (
           SELECT c.cost_usd FROM ${attemptCosts} c WHERE c.plan_id = ${input.planId}
+            AND c.idempotency_key NOT LIKE ${`${EVENT_COST_KEY_PREFIX}%`}
           ORDER BY c.id DESC LIMIT ${RESERVE_WINDOW}
         ) AS recent
       )) AS amount

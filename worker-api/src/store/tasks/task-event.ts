@@ -29,6 +29,12 @@ export type TaskEventInput = {
 };
 
 /**
+ * The prefix of an event's cost row in `attempt_costs`: such rows count to spend, but the claim's
+ * reservation (the largest recent attempt cost) leaves them out, being no attempt.
+ */
+export const EVENT_COST_KEY_PREFIX = "event:";
+
+/**
  * Records an event a worker reports about a task it ran (call inside a transaction): the event, with
  * `worker_id` added to its payload, and its cost, added to the task's and the plan's spend as an
  * attempt's is (saturating, `plan.budget_exceeded` when it crosses the budget). Once per key: a
@@ -66,7 +72,7 @@ export async function recordTaskEvent(tx: Db, input: TaskEventInput): Promise<{ 
     .values({
       planId: input.planId,
       taskId: input.taskId,
-      idempotencyKey: `event:${key}`,
+      idempotencyKey: `${EVENT_COST_KEY_PREFIX}${key}`,
       costUsd: toNumeric(input.costMicroUsd),
     })
     .onConflictDoNothing()
