@@ -11,8 +11,8 @@ import { operatorRoutes } from "./routes/operator-actions.js";
 import { planRoutes } from "./routes/plans.js";
 import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
-import { workerReadRoutes } from "./routes/workers-read.js";
 import { workerRoutes } from "./routes/workers.js";
+import { workerReadRoutes } from "./routes/workers-read.js";
 
 /**
  * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the

@@ -1,7 +1,7 @@
 import {
   type AgentInstructions,
-  type AttemptProgress,
   type AttemptFailure,
+  type AttemptProgress,
   type ClaimedTask,
   type DependencyWork,
   type DependencyWorkPayload,

@@ -32,8 +32,8 @@ const app = () =>
 async function call(a: ReturnType<typeof app>, path: string, token?: string, method = "GET") {
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   if (method === "POST") headers["content-type"] = "application/json";
-  const body = method === "POST" && path === "/workers/register" ? '{"hostname":"box-1"}' : undefined;
-  const response = await a.request(path, { method, headers, body });
+  const body = path === "/workers/register" ? { body: '{"hostname":"box-1"}' } : {};
+  const response = await a.request(path, { method, headers, ...body });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
