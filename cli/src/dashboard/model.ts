@@ -37,6 +37,8 @@ export type DashboardSnapshot = {
   };
   readonly tasks: readonly SnapshotTask[];
   readonly workers?: readonly SnapshotWorker[] | undefined;
+  /** Whether an operator paused every worker (`whilly worker pause`); undefined when the source does not say. */
+  readonly workersPaused?: boolean | undefined;
 };
 
 /** A task row of the view. */
@@ -54,7 +56,12 @@ export type DashboardState = {
   readonly events: readonly EventView[];
   /** The highest event id applied. */
   readonly lastEventId: number;
+  /** Whether every worker is paused, as the latest snapshot that said so told. */
+  readonly workersPaused: boolean;
 };
+
+/** What the header says while an operator has paused every worker. */
+export const WORKERS_PAUSED = "workers paused";
 
 /** How many of the latest events the view keeps. */
 export const MAX_EVENTS = 50;
@@ -66,12 +73,13 @@ export const EMPTY_STATE: DashboardState = {
   workers: [],
   events: [],
   lastEventId: 0,
+  workersPaused: false,
 };
 
 /**
  * Takes a fresh snapshot: its tasks replace the view's, keeping what only the events told (claim
  * times, progress, per-task spend) where the snapshot does not say; its workers, when it has them,
- * merge with those the events named.
+ * merge with those the events named; its pause state, when it has one, replaces the view's.
  */
 export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapshot): DashboardState {
   const before = new Map(state.tasks.map((t) => [t.id, t]));
@@ -91,7 +99,8 @@ export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapsho
   }
   const holding = new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
   workers = workers.map((w) => ({ ...w, task: holding.get(w.id) ?? null }));
-  return { ...state, plan: snapshot.plan, tasks, workers };
+  const workersPaused = snapshot.workersPaused ?? state.workersPaused;
+  return { ...state, plan: snapshot.plan, tasks, workers, workersPaused };
 }
 
 /** Applies one audit event: task status and worker from transitions, progress from heartbeats, spend from costs. */
