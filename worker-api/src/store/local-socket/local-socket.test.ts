@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { BearerNotStored } from "../workers/presented-bearer.js";
 import { decode, decodeError, encode, encodeError } from "./codec.js";
 import { connectLocalStore } from "./connect.js";
 import { STORE_METHODS } from "./methods.js";
-import { type LocalStoreServer, serveStoreLocally } from "./serve.js";
+import { type LocalStoreServer, MAX_CALLS_IN_FLIGHT, serveStoreLocally } from "./serve.js";
 
 let fixture: StoreFixture;
 beforeAll(async () => {
@@ -79,7 +79,7 @@ afterAll(() => {
 describeTaskStoreContract("PGlite through the local socket", async () => {
   const { proxy, server } = await served();
   return { ...proxy, close: async () => Promise.all([proxy.close(), server.close()]).then(() => {}) };
-}, ["fencing", "events", "workers", "readTokens", "claimLost", "budget", "operatorActions"]);
+}, ["fencing", "events", "workers", "readTokens", "claimLost", "budget", "operatorActions", "taskEvents"]);
 
 describe("the local socket", () => {
   let current: Served | undefined;
@@ -237,6 +237,20 @@ describe("the local socket", () => {
     expect(await now().proxy.listPlans()).toEqual([]);
   });
 
+  it("ends a peer's connection, never the owner, for frames that are no object, and for pipelining without reading", async () => {
+    const { server } = now();
+    const closed = (lines: string[]) =>
+      new Promise<void>((resolve) => {
+        const socket = connect(server.path);
+        socket.on("close", () => resolve()).on("error", () => {});
+        socket.once("data", () => socket.write(lines.join("")));
+      });
+    for (const junk of ["null\n", "1\n", "[]\n", '"x"\n']) await closed([junk]);
+    const call = (id: number) => `${JSON.stringify({ t: "call", id, m: "listPlans", a: [] })}\n`;
+    await closed(Array.from({ length: MAX_CALLS_IN_FLIGHT + 1 }, (_, id) => call(id)));
+    expect(await now().proxy.listPlans()).toEqual([]);
+  });
+
   it("fails calls under way with StoreUnavailable when the owner goes", async () => {
     const { proxy, server } = now();
     await server.close();
@@ -259,6 +273,15 @@ describe("finding the owner's socket", () => {
     }
     expect(() => statSync(join(deep, "socket"))).toThrow();
     expect(() => statSync(join(server.path, ".."))).toThrow();
+  });
+
+  it("serves no one, and leaves the file alone, when a file that is no socket holds its path", async () => {
+    const dir = whillyDir();
+    const file = join(dir, "whilly.sock");
+    writeFileSync(file, "keep me", { mode: 0o644 });
+    expect(serveStoreLocally(dir, Promise.resolve(await fixture.fresh()))).toBeUndefined();
+    expect(readFileSync(file, "utf8")).toBe("keep me");
+    expect(statSync(file).mode & 0o777).toBe(0o644);
   });
 
   it("finds nothing at a stale socket (ECONNREFUSED) or a file that is no socket", async () => {

@@ -54,8 +54,16 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
   // Serving never keeps the process alive by itself: the owner's own work does, and closes the store.
   server.unref();
   try {
-    // Binding a unix socket happens within listen(): the path answers when it returns.
+    // Binding a unix socket happens within listen(); a failure (the path taken by a file that is no
+    // socket) leaves the server not listening and is reported later as an 'error': never touch the
+    // path then, it is not ours.
     server.listen(socketPlace.path);
+    if (!server.listening) {
+      server.close();
+      // The advert's socket is in whilly's own temp directory: that place is whilly's to remove.
+      if (socketPlace.advert !== undefined) removeSocketPlace(socketPlace);
+      return undefined;
+    }
     chmodSync(socketPlace.path, 0o600);
   } catch {
     server.close();
@@ -71,7 +79,15 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
       closed ??= (async () => {
         closing = true;
         server.close();
-        await Promise.allSettled([...underWay]);
+        // Calls under way finish first, but a call that hangs does not hold the owner's exit up.
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...underWay]),
+          new Promise((resolve) => {
+            bound = setTimeout(resolve, CLOSE_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(bound);
         const served = [...connections];
         for (const [socket] of served) socket.destroy();
         await Promise.all(served.map(([, connection]) => connection.endSubscriptions()));
@@ -82,6 +98,15 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
     },
   };
 }
+
+/** How long closing waits for calls under way before it ends their connections anyway (ms). */
+const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * The most calls one connection may have under way: a client waits for its answers, so more is a
+ * peer pipelining without reading, whose connection ends rather than the owner's memory growing.
+ */
+export const MAX_CALLS_IN_FLIGHT = 256;
 
 /** One client's connection: the greeting once the store is open, then its calls. */
 function serveConnection(
@@ -105,7 +130,10 @@ function serveConnection(
       (...args) =>
         writeFrame(socket, { t: "cb", f: handle, a: args.map((arg) => encode(arg)) }),
   };
+  let inFlight = 0;
   const answer = async (id: number, work: () => Promise<Wire>) => {
+    if (inFlight >= MAX_CALLS_IN_FLIGHT) return void socket.destroy();
+    inFlight += 1;
     const task = work().then(
       (r): Frame => ({ t: "ok", id, r }),
       (error: unknown): Frame => ({ t: "err", id, e: encodeError(error) }),
@@ -114,6 +142,7 @@ function serveConnection(
     try {
       writeFrame(socket, await task);
     } finally {
+      inFlight -= 1;
       shared.underWay.delete(task);
     }
   };

@@ -64,9 +64,12 @@ export function findSocket(whillyDir: string): string | undefined {
   }
 }
 
-/** Removes the owner's socket (and its advert and temp directory); safe to call twice. */
+/**
+ * Removes the owner's socket (and its advert and temp directory); safe to call twice. Only a socket is
+ * unlinked at `place.path`: a file someone put there is not whilly's to delete.
+ */
 export function removeSocketPlace(place: SocketPlace): void {
-  unlinkQuietly(place.path);
+  unlinkSocket(place.path);
   if (place.advert === undefined) return;
   if (advertised(dirname(place.advert)) === place.path) unlinkQuietly(place.advert);
   rmdirQuietly(dirname(place.path));
