@@ -2,7 +2,7 @@ import { terminalText } from "@whilly/core";
 import { Box, type Key as InkKey, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
 import { type DashboardController, describeAction } from "./controller.js";
-import { budgetText, eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
+import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
 import { type Effect, type Key, pressKey, START_UI } from "./keys.js";
 import { filterTasks, statusCounts } from "./model.js";
 
@@ -39,7 +39,7 @@ export function DashboardApp({
   const ui = useRef(START_UI);
   const [, redraw] = useState(0);
   const state = controller.view();
-  const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter).map((t) => t.id);
+  const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter);
 
   useInput((input, key) => {
     if (key.ctrl && input === "c") {
@@ -73,8 +73,10 @@ export function DashboardApp({
       : mode.kind === "filter"
         ? `/${filter}_  (Enter keeps, Esc clears)`
         : filter
-          ? `filter: ${filter}  (Esc clears)`
+          ? `filter: ${filter}  (Esc clears)${controller.status ? `  |  ${controller.status}` : ""}`
           : "";
+  // The row's columns after the selection mark.
+  const columns = taskColumns(tasks, width - 2);
 
   return (
     <Box flexDirection="column" width={width}>
@@ -89,12 +91,10 @@ export function DashboardApp({
         {plan ? `  |  ${budgetText(plan)}` : ""}
       </Text>
       <Text> </Text>
-      <Text bold>{`  ${TASK_COLUMNS.map(([name, w]) => fit(name, w)).join("")}`.slice(0, width)}</Text>
+      <Text bold>{`  ${headerLine(columns)}`.slice(0, width)}</Text>
       {tasks.slice(first, first + room).map((t, i) => {
         const mine = first + i === at;
-        const line = `${mine ? "> " : "  "}${taskCells(t, now)
-          .map((cell, j) => fit(cell, TASK_COLUMNS[j]?.[1] ?? 0))
-          .join("")}`;
+        const line = `${mine ? "> " : "  "}${taskLine(taskCells(t, now), columns)}`;
         return (
           <Text key={t.id} inverse={color && mine} {...paint(statusColor(t.status))} wrap="truncate">
             {line}
@@ -150,7 +150,8 @@ function runEffect(controller: DashboardController, effect: Exclude<Effect, { ki
   if (effect.kind === "refresh") void controller.refresh();
   else if (effect.kind === "togglePause") controller.togglePause();
   else if (effect.kind === "act") void controller.act(effect.action, effect.taskId);
-  else if (effect.kind === "cancelled")
-    controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled`);
-  else controller.say(effect.text);
+  else if (effect.kind === "cancelled") {
+    const how = effect.by === undefined ? "" : " (only y confirms)";
+    controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled${how}`);
+  } else controller.say(effect.text);
 }

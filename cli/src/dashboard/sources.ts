@@ -47,6 +47,7 @@ export function storeSource(store: Store, pollMs: number): DashboardSource {
           description: t.description,
           claimedBy: t.claimedBy ?? null,
           attempts: t.attempts,
+          version: t.version,
           claimedAt: t.claimedAt?.toISOString() ?? null,
           spentMicroUsd: t.spentMicroUsd,
           progress: t.progress,
@@ -72,6 +73,7 @@ type TaskPayload = {
   description: string;
   claimed_by: string | null;
   attempts: number;
+  version: number;
 };
 type PlanPayload = { id: string; name: string; budget_usd: string | null; spent_usd: string };
 
@@ -109,6 +111,7 @@ export function remoteDashboardSource(remote: RemoteSource, retryMs: number): Da
             description: t.description,
             claimedBy: t.claimed_by,
             attempts: t.attempts,
+            version: t.version,
           }),
         ),
       };
