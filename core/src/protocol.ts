@@ -52,6 +52,25 @@ export const taskPayloadSchema = z.object({
   model: z.string().nullable().optional(),
   /** Tags a worker must advertise to be handed this task (docs/agents.md#routing). */
   required_tags: z.array(z.string()).optional(),
+  /** When the current claim began (ISO 8601); `null` when the task is not claimed. Older servers omit it. */
+  claimed_at: z.string().nullable().optional(),
+  /** Spend on the task over every attempt, failed ones included (USD, six decimals). Older servers omit it. */
+  spent_usd: z
+    .string()
+    .regex(/^\d+\.\d{6}$/)
+    .optional(),
+  /**
+   * What the running attempt last did, from its worker's heartbeats (`AttemptProgress`: `turns`,
+   * `last_tool`, `phase`); `null` when not running or not told yet. Older servers omit it.
+   */
+  progress: z
+    .object({
+      turns: z.number().int().nonnegative().optional(),
+      last_tool: z.string().optional(),
+      phase: z.string().optional(),
+    })
+    .nullable()
+    .optional(),
   /**
    * Read API: a ready `PENDING` task no online worker can run, and what it waits for: the agent and
    * the tags no online worker has (`WaitingFor`); `null` when some worker can run it or it is not ready.

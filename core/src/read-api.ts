@@ -170,3 +170,27 @@ export const workersPauseResponseSchema = z.object({
 
 /** See {@link workersPauseResponseSchema}. */
 export type WorkersPauseResponse = z.infer<typeof workersPauseResponseSchema>;
+
+/**
+ * One registered worker as `GET /api/v1/workers` lists it: `status` is what the control plane last
+ * recorded (`offline` once its heartbeats stopped or it was revoked), `last_heartbeat` and
+ * `registered_at` are ISO 8601 UTC, `agents` and `tags` what it advertised at its latest claim (empty
+ * before its first).
+ */
+export const workerPayloadSchema = z.object({
+  worker_id: z.string(),
+  hostname: z.string(),
+  status: z.enum(["online", "offline"]),
+  last_heartbeat: z.string(),
+  registered_at: z.string(),
+  agents: z.array(z.string()),
+  tags: z.array(z.string()),
+});
+export type WorkerPayload = z.infer<typeof workerPayloadSchema>;
+
+/** `GET /api/v1/workers` 200 body: the workers by id, and whether an operator paused them all. */
+export const workerListResponseSchema = z.object({
+  workers: z.array(workerPayloadSchema),
+  pause: workersPauseResponseSchema.omit({ resumed: true }),
+});
+export type WorkerListResponse = z.infer<typeof workerListResponseSchema>;

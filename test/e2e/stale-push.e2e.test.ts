@@ -109,7 +109,7 @@ describe.skipIf(!postgresAvailable())("a worker that lost its lease while its ag
     writeFileSync(go, "");
     const ended = await stale.ended;
     expect(ended.err).toContain(
-      "A: lease lost, result dropped (A went to another worker while this one ran it: its work was not published)",
+      "A: lease lost, result dropped (A was taken from this worker while it ran (an operator released it, or its lease ran out and another worker took it): its work was not published)",
     );
     expect(git(origin, "rev-parse", `refs/heads/${branch}`)).toBe(recorded);
     expect(git(origin, "show", `refs/heads/${branch}:a.txt`)).toBe("bob");

@@ -128,7 +128,10 @@ describe("createTaskAttempt in a remote worker's clone", () => {
       ok: false,
       reason: "lease_lost",
       costMicroUsd: 1000,
-      leaseLost: { message: "a went to another worker while this one ran it: its work was not published" },
+      leaseLost: {
+        message:
+          "a was taken from this worker while it ran (an operator released it, or its lease ran out and another worker took it): its work was not published",
+      },
     });
     expect(result.work).toBeUndefined();
     expect(git(origin, "branch", "--list", "whilly-tasks/*")).toBe("");

@@ -210,7 +210,7 @@ async function unlessHeld(
       detail,
     );
   }
-  const message = `${task.id} went to another worker while this one ran it: its work was not published`;
+  const message = `${task.id} was taken from this worker while it ran (an operator released it, or its lease ran out and another worker took it): its work was not published`;
   return leaseLost(agent, message, detail);
 }
 

@@ -189,6 +189,16 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/answered 401[\s\S]*hint: set WHILLY_READ_TOKEN .* WHILLY_ADMIN_TOKEN/);
 
+    // Over --connect the workers' pause comes from GET /api/v1/workers and shows in the title line.
+    await store.pauseWorkers();
+    const paused = await runCli(["dashboard", "--once", "--plan", "dash", "--connect", server.url], {
+      cwd,
+      env: baseEnv({ WHILLY_ADMIN_TOKEN: ADMIN, NO_COLOR: "1" }),
+    });
+    await store.resumeWorkers();
+    expect(paused.code, paused.err).toBe(0);
+    expect(paused.out).toMatch(/^plan dash \(dash\) {2}\S+ {2}workers paused$/m);
+
     await store.importPlan(parsePlanObject({ project: "other", tasks }, "test"));
     const two = await runCli(["dashboard", "--once", "--connect", server.url], {
       cwd,

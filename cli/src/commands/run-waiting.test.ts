@@ -10,7 +10,9 @@ import {
   removeAll,
   runCli,
   scratchDir,
+  spawnBin,
   type TaskLine,
+  waitFor,
   withStore,
   writePlanFile,
 } from "../../../test/support/cli.js";
@@ -51,6 +53,32 @@ describe("whilly run's waiting and slots", () => {
     expect(result.err).toContain(
       "hint: run it in a git repository (git init, then a first commit), or drop --concurrency",
     );
+  });
+
+  it("waits while an operator pauses every worker, says so once, and runs the task after the resume", async () => {
+    const repo = makeRepo(template);
+    writePlanFile(join(repo, "tasks.json"), "opause", [["P-1", "high"]]);
+    const env = fakeAgentEnv({
+      script: { "P-1": { outcome: "ok" } },
+      log: join(scratchDir("whilly-agent-"), "a.log"),
+    });
+    const local = (argv: string[]) => runCli(argv, { cwd: repo, env });
+    expect((await local(["plan", "import", "tasks.json"])).code).toBe(0);
+    expect((await local(["worker", "pause"])).code).toBe(0);
+    // --no-wait stops at once, saying why, rather than ending as if nothing were ready.
+    const stopped = await local(["run", "tasks.json", "--no-wait"]);
+    expect(stopped.err).toContain("workers are paused (whilly worker pause); not waiting (--no-wait)");
+    const running = spawnBin(["run", "tasks.json"], { cwd: repo, env });
+    await waitFor("the run to say it waits", () =>
+      running.err().includes("ready tasks wait until `whilly worker resume`") ? true : undefined,
+    );
+    // The run owns the store now: the resume reaches it through its local socket.
+    const resumed = await local(["worker", "resume"]);
+    expect(resumed.code, resumed.err).toBe(0);
+    const result = await running.done;
+    expect(result.code, result.err).toBe(0);
+    expect(result.err.match(/ready tasks wait until `whilly worker resume`/g) ?? []).toHaveLength(1);
+    expect((await eventsOf(repo, "opause")).map((e) => e.eventType)).toContain("COMPLETE");
   });
 
   it("with --no-wait exits 75 when the only work left is a retry waiting out its backoff", async () => {

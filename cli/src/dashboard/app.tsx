@@ -4,7 +4,7 @@ import { useRef, useState, useSyncExternalStore } from "react";
 import { type DashboardController, describeAction } from "./controller.js";
 import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
 import { type Effect, type Key, pressKey, START_UI } from "./keys.js";
-import { filterTasks, statusCounts } from "./model.js";
+import { filterTasks, statusCounts, WORKERS_PAUSED } from "./model.js";
 
 /** Lines besides the task rows: header, workers, events, filter and status lines. */
 const CHROME = 16;
@@ -83,6 +83,7 @@ export function DashboardApp({
       <Text bold>
         whilly dashboard {plan ? terminalText(`${plan.id} (${plan.name})`) : "reading..."}
         {controller.paused ? "  [PAUSED]" : ""}
+        {state.workersPaused ? `  ${WORKERS_PAUSED}` : ""}
       </Text>
       <Text>
         {statusCounts(state.tasks)

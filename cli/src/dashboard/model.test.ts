@@ -93,6 +93,34 @@ describe("the dashboard's reducer", () => {
     expect(text).toContain("w-2  idle  heard 5s ago");
   });
 
+  it("shows a source's claim time, spend, progress, workers and pause without any event", () => {
+    const progress = { phase: "agent", last_tool: "Edit", turns: 7 };
+    const running = task("A", "IN_PROGRESS", {
+      claimedBy: "w-3",
+      attempts: 1,
+      claimedAt: "2026-01-01T00:00:00.000Z",
+      spentMicroUsd: 40_000,
+      progress,
+    });
+    const workers = [
+      { id: "w-3", lastHeartbeat: "2026-01-01T00:02:00.000Z", online: true },
+      { id: "w-4", lastHeartbeat: "2026-01-01T00:00:30.000Z", online: false },
+    ];
+    let state = reduceSnapshot(EMPTY_STATE, { plan, tasks: [running], workers, workersPaused: true });
+    expect(state.workers).toEqual([{ id: "w-3", lastSeen: "2026-01-01T00:02:00.000Z", task: "A" }]);
+    expect(state.workersPaused).toBe(true);
+    const text = dashboardText(state, Date.parse("2026-01-01T00:02:05Z"));
+    expect(text.split("\n")[0]).toMatch(/^plan p \(demo\) {2}2026-01-01T00:02:05Z {2}workers paused$/);
+    expect(text).toMatch(/^A +IN_PROGRESS +w-3 +1 +2m05s +\$0\.04 +agent Edit t7 +do A$/m);
+    expect(text).toContain("w-3  A  heard 5s ago");
+
+    // A source that does not say keeps the pause as last told; one that says not paused clears it.
+    state = reduceSnapshot(state, { plan, tasks: [running] });
+    expect(state.workersPaused).toBe(true);
+    state = reduceSnapshot(state, { plan, tasks: [running], workersPaused: false });
+    expect(dashboardText(state, Date.parse("2026-01-01T00:02:05Z"))).not.toContain("workers paused");
+  });
+
   it("de-duplicates events by id, also when the stream's ids step back", () => {
     let state = reduceSnapshot(EMPTY_STATE, { plan, tasks: [task("A"), task("B")] });
     // (xid, id) order: an older transaction's later id (9) before a newer one's earlier id (8).

@@ -42,6 +42,8 @@ export type DashboardSnapshot = {
   };
   readonly tasks: readonly SnapshotTask[];
   readonly workers?: readonly SnapshotWorker[] | undefined;
+  /** Whether an operator paused every worker (`whilly worker pause`); undefined when the source does not say. */
+  readonly workersPaused?: boolean | undefined;
 };
 
 /** A task row of the view. */
@@ -62,7 +64,12 @@ export type DashboardState = {
    * "the highest id", as the stream's ids may step back (docs/protocol.md#the-audit-event-stream).
    */
   readonly seenIds: readonly number[];
+  /** Whether every worker is paused, as the latest snapshot that said so told. */
+  readonly workersPaused: boolean;
 };
+
+/** What the header says while an operator has paused every worker. */
+export const WORKERS_PAUSED = "workers paused";
 
 /** How many of the latest events the view keeps. */
 export const MAX_EVENTS = 50;
@@ -80,13 +87,15 @@ export const EMPTY_STATE: DashboardState = {
   workers: [],
   events: [],
   seenIds: [],
+  workersPaused: false,
 };
 
 /**
  * Takes a fresh snapshot: its tasks replace the view's, keeping what only the events told (claim
  * times, progress, per-task spend) where the snapshot does not say. A task the events already took
  * past the snapshot's version (a snapshot read before them that answered after) stays as the events
- * left it. Its workers, when it has them, merge with those the events named.
+ * left it. Its workers, when it has them, merge with those the events named; its pause state, when it
+ * has one, replaces the view's.
  */
 export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapshot): DashboardState {
   const before = new Map(state.tasks.map((t) => [t.id, t]));
@@ -109,7 +118,8 @@ export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapsho
   }
   const holding = new Map(tasks.filter((t) => t.claimedBy).map((t) => [t.claimedBy, t.id]));
   workers = workers.map((w) => ({ ...w, task: holding.get(w.id) ?? null }));
-  return { ...state, plan: snapshot.plan, tasks, workers };
+  const workersPaused = snapshot.workersPaused ?? state.workersPaused;
+  return { ...state, plan: snapshot.plan, tasks, workers, workersPaused };
 }
 
 /**
@@ -160,9 +170,10 @@ function taskChange(event: EventView): Change | undefined {
     if (version === undefined || version > t.version) {
       return { ...transition(t), ...spent, ...(version === undefined ? {} : { version }) };
     }
-    // The snapshot has this transition; the claim that made the task's current holder tells when.
+    // The snapshot has this transition; the holder's latest claim tells when, if the snapshot does not.
     const current = event.event_type === "CLAIM" && isRunning(t) && t.claimedBy === event.worker_id;
-    return current && t.claimedAt !== event.created_at ? { ...spent, claimedAt: event.created_at } : spent;
+    const later = !t.claimedAt || event.created_at > t.claimedAt;
+    return current && later ? { ...spent, claimedAt: event.created_at } : spent;
   };
 }
 

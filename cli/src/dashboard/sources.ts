@@ -1,4 +1,11 @@
-import { ConfigurationError, PlanNotFound, parseUsd } from "@whilly/core";
+import {
+  ConfigurationError,
+  PlanNotFound,
+  parseUsd,
+  type TaskPayload,
+  TransportError,
+  type WorkerListResponse,
+} from "@whilly/core";
 import type { Store } from "@whilly/worker-api";
 import type { EventView } from "../events/event-view.js";
 import { printRemoteEvents, type RemoteSource, request } from "../events/follow-remote.js";
@@ -32,7 +39,11 @@ export function storeSource(store: Store, pollMs: number): DashboardSource {
     async snapshot(planId) {
       const plan = (await store.listPlans()).find((p) => p.id === planId);
       if (!plan) throw new PlanNotFound(planId);
-      const [tasks, workers] = await Promise.all([store.listTasks(planId), store.listWorkers()]);
+      const [tasks, workers, pause] = await Promise.all([
+        store.listTasks(planId),
+        store.listWorkers(),
+        store.readWorkersPause(),
+      ]);
       return {
         plan: {
           id: plan.id,
@@ -57,6 +68,7 @@ export function storeSource(store: Store, pollMs: number): DashboardSource {
           lastHeartbeat: w.lastHeartbeat.toISOString(),
           online: w.status === "online",
         })),
+        workersPaused: pause !== undefined,
       };
     },
     async events(planId, emit, follow, signal) {
@@ -65,36 +77,37 @@ export function storeSource(store: Store, pollMs: number): DashboardSource {
   };
 }
 
-/** The read API's task, as far as the dashboard uses it. */
-type TaskPayload = {
-  id: string;
-  status: string;
-  priority: string;
-  description: string;
-  claimed_by: string | null;
-  attempts: number;
-  version: number;
-};
 type PlanPayload = { id: string; name: string; budget_usd: string | null; spent_usd: string };
 
 /**
- * Reads a control plane (`--connect`) with a reader's token: the read API for snapshots, its event
- * stream for the log (reconnecting after `retryMs` when lost). Claim times, progress and per-task spend
- * come from the events, which the read API's tasks do not carry.
+ * Reads a control plane (`--connect`) with a reader's token: the read API for snapshots (the plan, its
+ * tasks with their claim times, spend and progress, and `GET /api/v1/workers` for the workers and
+ * their pause), its event stream for the log (reconnecting after `retryMs` when lost). A server older
+ * than `GET /api/v1/workers` (404) or its task fields leaves those to the events.
  */
 export function remoteDashboardSource(remote: RemoteSource, retryMs: number): DashboardSource {
-  const base = `${remote.url.replace(/\/+$/, "")}/api/v1/plans`;
+  const root = `${remote.url.replace(/\/+$/, "")}/api/v1`;
+  const base = `${root}/plans`;
   const get = async <T>(path: string): Promise<T> =>
     (await (await request(remote, `${base}${path}`, undefined)).json()) as T;
+  const workers = async (): Promise<WorkerListResponse | undefined> => {
+    try {
+      return (await (await request(remote, `${root}/workers`, undefined)).json()) as WorkerListResponse;
+    } catch (error) {
+      if (error instanceof TransportError && error.status === 404) return undefined;
+      throw error;
+    }
+  };
   return {
     async listPlans() {
       return (await get<{ plans: PlanPayload[] }>("")).plans.map((p) => ({ id: p.id, name: p.name }));
     },
     async snapshot(planId) {
       const id = encodeURIComponent(planId);
-      const [plan, { tasks }] = await Promise.all([
+      const [plan, { tasks }, fleet] = await Promise.all([
         get<PlanPayload>(`/${id}`),
         get<{ tasks: TaskPayload[] }>(`/${id}/tasks`),
+        workers(),
       ]);
       return {
         plan: {
@@ -112,8 +125,17 @@ export function remoteDashboardSource(remote: RemoteSource, retryMs: number): Da
             claimedBy: t.claimed_by,
             attempts: t.attempts,
             version: t.version,
+            claimedAt: t.claimed_at,
+            spentMicroUsd: t.spent_usd === undefined ? undefined : (parseUsd(t.spent_usd) ?? undefined),
+            progress: t.progress ?? undefined,
           }),
         ),
+        workers: fleet?.workers.map((w) => ({
+          id: w.worker_id,
+          lastHeartbeat: w.last_heartbeat,
+          online: w.status === "online",
+        })),
+        workersPaused: fleet?.pause.paused,
       };
     },
     async events(planId, emit, follow, signal) {

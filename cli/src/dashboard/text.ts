@@ -1,6 +1,6 @@
 import { terminalText } from "@whilly/core";
 import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
-import { type DashboardState, statusCounts } from "./model.js";
+import { type DashboardState, statusCounts, WORKERS_PAUSED } from "./model.js";
 
 /** How many of the latest events a text snapshot lists. */
 const TEXT_EVENTS = 10;
@@ -16,7 +16,7 @@ export function dashboardText(state: DashboardState, now: number, status = ""): 
   if (!plan) return "reading...\n";
   const columns = taskColumns(state.tasks);
   const lines = [
-    `plan ${terminalText(plan.id)} (${terminalText(plan.name)})  ${new Date(now).toISOString().replace(/\.\d+Z$/, "Z")}`,
+    `plan ${terminalText(plan.id)} (${terminalText(plan.name)})  ${new Date(now).toISOString().replace(/\.\d+Z$/, "Z")}${state.workersPaused ? `  ${WORKERS_PAUSED}` : ""}`,
     `tasks ${state.tasks.length}: ${statusCounts(state.tasks)
       .map(([s, n]) => `${s} ${n}`)
       .join("  ")}  |  ${budgetText(plan)}`,

@@ -14,7 +14,7 @@ import type { Io } from "../io.js";
 import type { CliSettings } from "../settings.js";
 import { localCapabilities } from "./capabilities.js";
 import type { PlanRunner } from "./plan-runner.js";
-import { capabilityWaitPrinter, retryWaitPrinter, waitWhileIdle } from "./waiting.js";
+import { capabilityWaitPrinter, operatorPausePrinter, retryWaitPrinter, waitWhileIdle } from "./waiting.js";
 
 /** Input of {@link runSlots}. Durations are ms. */
 export type SlotsInput = {
@@ -75,6 +75,7 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
         });
   const taskBudget = input.maxTasks === undefined ? undefined : createTaskBudget(input.maxTasks);
   const waits = retryWaitPrinter(input.io);
+  const operatorPause = operatorPausePrinter(input.io);
   const capabilityWaits = capabilityWaitPrinter(input.io);
   const all = await Promise.all(
     input.workerIds.map((workerId) => {
@@ -123,9 +124,14 @@ export async function runSlots(input: SlotsInput): Promise<SlotsResult> {
             capabilities: localCapabilities(agents),
             onWaitingForCapability: capabilityWaits,
             paused: () => gate.pausedUntil() !== undefined,
+            operatorPaused: async () => (await store.readWorkersPause()) !== undefined,
+            onOperatorPause: operatorPause.paused,
           });
         },
-        onProgress: input.onProgress,
+        onProgress: (event) => {
+          if (event.kind === "claimed") operatorPause.claimed();
+          input.onProgress(event);
+        },
       });
     }),
   );

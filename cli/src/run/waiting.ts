@@ -39,6 +39,12 @@ export function idleVerdict(tasks: readonly TaskRecord[], selfId: string, now: n
   return { kind: "retry", until, taskIds: waiting.map((t) => t.id) };
 }
 
+/** Whether a `PENDING` task has every dependency `DONE`: claimable but for a pause. */
+function hasReady(tasks: readonly TaskRecord[]): boolean {
+  const done = new Set(tasks.filter((t) => t.status === "DONE").map((t) => t.id));
+  return tasks.some((t) => t.status === "PENDING" && t.dependencies.every((d) => done.has(d)));
+}
+
 /** Options of {@link waitWhileIdle}. Durations are ms. */
 export type IdleWaitOptions = {
   readonly store: TaskStore;
@@ -61,6 +67,13 @@ export type IdleWaitOptions = {
   readonly onWaitingForCapability?: ((waiting: readonly WaitingTask[]) => void) | undefined;
   /** True while a provider limit pauses this process's claims: a task handed back for it is still work. */
   readonly paused?: (() => boolean) | undefined;
+  /**
+   * Whether an operator paused every worker (`whilly worker pause`): ready tasks then wait for the
+   * resume rather than the run ending with them undone.
+   */
+  readonly operatorPaused?: (() => Promise<boolean>) | undefined;
+  /** Says that the run waits for `whilly worker resume`, or (`--no-wait`) that it does not. */
+  readonly onOperatorPause?: ((waiting: boolean) => void) | undefined;
   readonly now?: (() => number) | undefined;
 };
 
@@ -74,7 +87,14 @@ export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> 
   const now = options.now ?? Date.now;
   // The loop waits the pause out (or, under --no-wait, stops) before it claims again.
   if (options.paused?.() === true) return true;
-  const verdict = idleVerdict(await options.store.listTasks(options.planId), options.selfId, now());
+  const tasks = await options.store.listTasks(options.planId);
+  const verdict = idleVerdict(tasks, options.selfId, now());
+  if (verdict.kind === "done" && hasReady(tasks) && (await options.operatorPaused?.()) === true) {
+    options.onOperatorPause?.(!options.noWait);
+    if (options.noWait) return false;
+    await sleep(options.pollMs, options.signal);
+    return !options.signal.aborted;
+  }
   if (verdict.kind === "done") {
     if (options.capabilities !== undefined) {
       const waiting = await options.store.listWaiting(options.planId, {
@@ -97,6 +117,28 @@ export async function waitWhileIdle(options: IdleWaitOptions): Promise<boolean> 
   // The store's clock decides; a claim a little early finds nothing and waits again, briefly.
   await sleep(Math.max(verdict.until.getTime() - now(), 50), options.signal);
   return !options.signal.aborted;
+}
+
+/**
+ * Says once per pause that the run waits for `whilly worker resume` (or, under `--no-wait`, that it
+ * stops); a resume and a later pause say it again.
+ */
+export function operatorPausePrinter(io: Pick<Io, "err">) {
+  let said = false;
+  return {
+    paused(waiting: boolean) {
+      if (said) return;
+      said = true;
+      io.err.write(
+        waiting
+          ? "whilly run: workers are paused (whilly worker pause): ready tasks wait until `whilly worker resume`\n"
+          : "whilly run: workers are paused (whilly worker pause); not waiting (--no-wait): run again after `whilly worker resume`\n",
+      );
+    },
+    claimed() {
+      said = false;
+    },
+  };
 }
 
 /** Says, once per retry time, that the run waits for a failed task's retry; and remembers `--no-wait`. */

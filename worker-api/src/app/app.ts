@@ -12,6 +12,7 @@ import { planRoutes } from "./routes/plans.js";
 import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
+import { workerReadRoutes } from "./routes/workers-read.js";
 
 /**
  * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps) {
     .route("/api/v1", operatorRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
     .route("/api/v1/events", eventRoutes(deps))
+    .route("/api/v1/workers", workerReadRoutes(deps))
     .route("/openapi.json", openApiRoutes());
   app.onError((err, c) => errorResponse(err, c, deps.log));
   app.notFound((c) =>

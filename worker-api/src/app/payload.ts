@@ -1,10 +1,12 @@
 import {
   type AgentInstructions,
   type AttemptFailure,
+  type AttemptProgress,
   type ClaimedTask,
   type DependencyWork,
   type DependencyWorkPayload,
   effectiveMaxAttempts,
+  formatUsd,
   type JsonObject,
   type JsonValue,
   type PlanPayload,
@@ -17,7 +19,9 @@ import {
  * A stored task as protocol v1 sends it (snake_case, ISO timestamps). `max_attempts` is the task's
  * limit after defaults (its own, else its plan's, else 3), sent when the task has its own or `plan`
  * (the task's plan, as the caller read it) is given; `previous_failure` is the last failed attempt's;
- * `branch` and `commit` are a DONE task's work (`null` when none was reported).
+ * `branch` and `commit` are a DONE task's work (`null` when none was reported); `claimed_at`, `spent_usd`
+ * (over every attempt) and `progress` (the running attempt's last heartbeat) let a dashboard show a
+ * task's elapsed time, cost and step without replaying its events.
  */
 export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): TaskPayload {
   const known = task.maxAttempts !== undefined || plan !== undefined;
@@ -36,6 +40,9 @@ export function toTaskPayload(task: TaskRecord, plan?: PlanRecord | undefined): 
     attempts: task.attempts,
     claimed_by: task.claimedBy ?? null,
     lease_expires_at: task.leaseExpiresAt?.toISOString() ?? null,
+    claimed_at: task.claimedAt?.toISOString() ?? null,
+    spent_usd: formatUsd(task.spentMicroUsd),
+    progress: task.progress === undefined ? null : progressPayload(task.progress),
     ...(known ? { max_attempts: effectiveMaxAttempts(task.maxAttempts, plan?.maxAttempts) } : {}),
     not_before: task.notBefore?.toISOString() ?? null,
     previous_failure: task.lastFailure === undefined ? null : failurePayload(task.lastFailure),
@@ -59,6 +66,15 @@ export function toClaimedTaskPayload(task: ClaimedTask, plan: PlanRecord | undef
 /** A claim's `dependency_work`: the claimed task's dependencies' work, in the order the store gave. */
 export function toDependencyWorkPayload(work: readonly DependencyWork[]): DependencyWorkPayload[] {
   return work.map((item) => ({ task_id: item.taskId, branch: item.branch, commit: item.commit }));
+}
+
+/** A heartbeat's progress as JSON, its absent fields left out. */
+function progressPayload(progress: AttemptProgress): NonNullable<TaskPayload["progress"]> {
+  return {
+    ...(progress.turns === undefined ? {} : { turns: progress.turns }),
+    ...(progress.last_tool === undefined ? {} : { last_tool: progress.last_tool }),
+    ...(progress.phase === undefined ? {} : { phase: progress.phase }),
+  };
 }
 
 /** A failure as JSON, its absent fields left out. */

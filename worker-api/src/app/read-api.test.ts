@@ -196,6 +196,20 @@ describe("the read API", () => {
       ["B", "PENDING", ["A"]],
       ["C", "PENDING", []],
     ]);
+    // A DONE task's spend stays; its claim and progress are gone.
+    expect(body.tasks[0]).toMatchObject({ claimed_at: null, spent_usd: "0.123456", progress: null });
+    expect(body.tasks[2]).toMatchObject({ claimed_at: null, spent_usd: "0.000000", progress: null });
+  });
+
+  it("shows a running task's claim time and its worker's last progress", async () => {
+    await finishA();
+    const claimed = await store.claim({ planId: PLAN, workerId: "w1", leaseMs: 60_000, start: true });
+    const progress = { phase: "agent", last_tool: "Edit", turns: 4 };
+    await store.heartbeat("w1", 60_000, [{ planId: PLAN, taskId: claimed?.id ?? "", progress }]);
+    const { tasks } = planTasksResponseSchema.parse((await get(`${PLAN_PATH}/tasks`)).body);
+    const running = tasks.find((t) => t.id === claimed?.id);
+    expect(running).toMatchObject({ status: "IN_PROGRESS", spent_usd: "0.000000", progress });
+    expect(running?.claimed_at).toBe(claimed?.claimedAt?.toISOString());
   });
 
   it("pages a plan's events after an id, and says where the next page starts", async () => {

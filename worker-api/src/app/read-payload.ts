@@ -6,7 +6,11 @@ import {
   type PlanSummary,
   type PlanSummaryPayload,
   redactJson,
+  type WorkerPayload,
+  type WorkerRecord,
+  type WorkersPauseResponse,
 } from "@whilly/core";
+import type { WorkersPause } from "../store/store.js";
 import { instructionsPayload } from "./payload.js";
 
 /** A plan with its counts as the read API sends it: money as six-decimal strings, times in ISO 8601. */
@@ -64,5 +68,27 @@ export function toEventPayload(event: EventRecord, secrets: readonly string[] = 
     payload: redactJson(event.payload, secrets),
     detail: event.detail === undefined || event.detail === null ? null : redactJson(event.detail, secrets),
     created_at: event.createdAt.toISOString(),
+  };
+}
+
+/** A worker as `GET /api/v1/workers` sends it: ISO 8601 times; no agents or tags before its first claim. */
+export function toWorkerPayload(worker: WorkerRecord): WorkerPayload {
+  return {
+    worker_id: worker.workerId,
+    hostname: worker.hostname,
+    status: worker.status,
+    last_heartbeat: worker.lastHeartbeat.toISOString(),
+    registered_at: worker.registeredAt.toISOString(),
+    agents: [...(worker.capabilities?.agents ?? [])],
+    tags: [...(worker.capabilities?.tags ?? [])],
+  };
+}
+
+/** The pause state as the API says it: `{paused, paused_at, reason}` (ISO 8601 UTC, or nulls). */
+export function toPausePayload(pause: WorkersPause | undefined): WorkersPauseResponse {
+  return {
+    paused: pause !== undefined,
+    paused_at: pause?.pausedAt.toISOString() ?? null,
+    reason: pause?.reason ?? null,
   };
 }

@@ -16,6 +16,7 @@ const READ_PATHS = [
   "/api/v1/plans/p",
   "/api/v1/plans/p/tasks",
   "/api/v1/plans/p/events",
+  "/api/v1/workers",
   "/openapi.json",
 ];
 

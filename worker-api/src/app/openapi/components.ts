@@ -20,6 +20,7 @@ import {
   taskEventRequestSchema,
   taskEventResponseSchema,
   taskResponseSchema,
+  workerListResponseSchema,
   workersPauseResponseSchema,
 } from "@whilly/core";
 
@@ -50,6 +51,7 @@ const SCHEMAS = {
   PlanFile: planFileSchema,
   CreatePlanResponse: createPlanResponseSchema,
   WorkersPauseResponse: workersPauseResponseSchema,
+  WorkerListResponse: workerListResponseSchema,
 } as const;
 
 /** A component name of {@link componentSchemas}. */

@@ -376,6 +376,20 @@ export const OPERATIONS: readonly Operation[] = [
   ),
   {
     method: "get",
+    path: "/api/v1/workers",
+    operationId: "listWorkers",
+    summary: "Every registered worker, and whether workers are paused",
+    description:
+      "Workers by id with their hostname, recorded `status` (`online`/`offline`), last heartbeat, registration time and the agents and tags they advertised at their latest claim; `pause` is as `GET /api/v1/workers/pause` answers.",
+    auth: "reader",
+    responses: {
+      200: { description: "The workers and the pause state.", body: "WorkerListResponse" },
+      401: reader401,
+      503: unavailable,
+    },
+  },
+  {
+    method: "get",
     path: "/api/v1/workers/pause",
     operationId: "getWorkersPause",
     summary: "Whether every worker is paused",

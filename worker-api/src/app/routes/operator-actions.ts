@@ -1,9 +1,8 @@
-import type { WorkersPauseResponse } from "@whilly/core";
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
-import type { WorkersPause } from "../../store/store.js";
 import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
+import { toPausePayload } from "../read-payload.js";
 import { readerCredential } from "../reader.js";
 
 /**
@@ -39,28 +38,19 @@ export function operatorRoutes(deps: AppDeps) {
     })
     .get("/workers/pause", readerCredential(deps), async (c) => {
       const pause = await deps.withStore((store) => store.readWorkersPause());
-      return c.json(pausePayload(pause));
+      return c.json(toPausePayload(pause));
     })
     .post("/workers/pause", admin, async (c) => {
       const { pause } = await deps.withStore((store) => store.pauseWorkers());
       deps.log?.("info", "operator.workers_paused", {});
-      return c.json(pausePayload(pause));
+      return c.json(toPausePayload(pause));
     })
     .post("/workers/resume", admin, async (c) => {
       const { resumed, planIds } = await deps.withStore((store) => store.resumeWorkers());
       deps.log?.("info", "operator.workers_resumed", { resumed });
       for (const planId of planIds) notify(planId);
-      return c.json({ ...pausePayload(undefined), resumed });
+      return c.json({ ...toPausePayload(undefined), resumed });
     });
-}
-
-/** The pause state as the API says it: `{paused, paused_at, reason}` (ISO 8601 UTC, or nulls). */
-function pausePayload(pause: WorkersPause | undefined): WorkersPauseResponse {
-  return {
-    paused: pause !== undefined,
-    paused_at: pause?.pausedAt.toISOString() ?? null,
-    reason: pause?.reason ?? null,
-  };
 }
 
 /** Middleware: the admin token only (see `AuthPort.authenticateAdmin`). @throws {Unauthorized} @throws {Forbidden} */
