@@ -146,6 +146,11 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
       // An action the task's status refuses says so at once, without a question; the view goes on.
       tmux("send-keys", "x");
       await shows("the refusal", /B is PENDING; only a FAILED task can be reset/);
+      // A key other than y answers a question by cancelling it, and says so.
+      tmux("send-keys", "P");
+      await shows("the pause question", /pause all workers\? \[y\/N\]/);
+      tmux("send-keys", "j");
+      await shows("the cancel", /pause all workers: cancelled \(only y confirms\)/);
 
       tmux("send-keys", "q");
       await shows("a clean exit", /EXITED 0/);

@@ -3,7 +3,7 @@ import { Box, type Key as InkKey, Text, useApp, useInput, useStdout } from "ink"
 import { useRef, useState, useSyncExternalStore } from "react";
 import { type DashboardController, describeAction } from "./controller.js";
 import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
-import { type Effect, type Key, pressKey, START_UI } from "./keys.js";
+import { type Effect, type Key, type Mode, pressKey, START_UI } from "./keys.js";
 import { filterTasks, statusCounts, WORKERS_PAUSED } from "./model.js";
 
 /** Lines besides the task rows: header, workers, events, filter and status lines. */
@@ -67,16 +67,9 @@ export function DashboardApp({
   const first = Math.min(Math.max(0, at - room + 1), Math.max(0, tasks.length - room));
   const width = Math.max(60, (stdout.columns ?? 120) - 1);
   const paint = (c: string | undefined): { color?: string } => (color && c ? { color: c } : {});
-  const prompt =
-    mode.kind === "confirm"
-      ? `${describeAction(mode.action, mode.taskId)}? [y/N]`
-      : mode.kind === "filter"
-        ? `/${filter}_  (Enter keeps, Esc clears)`
-        : filter
-          ? `filter: ${filter}  (Esc clears)${controller.status ? `  |  ${controller.status}` : ""}`
-          : "";
-  // The row's columns after the selection mark.
-  const columns = taskColumns(tasks, width - 2);
+  const prompt = promptLine(mode, filter, controller.status);
+  // The row's columns after the selection mark, sized over every task so a filter does not move them.
+  const columns = taskColumns(state.tasks, width - 2);
 
   return (
     <Box flexDirection="column" width={width}>
@@ -114,12 +107,20 @@ export function DashboardApp({
         <Text key={e.id} wrap="truncate" {...paint("gray")}>{`  ${eventText(e)}`}</Text>
       ))}
       <Text> </Text>
-      <Text {...paint("yellow")}>{terminalText(prompt || controller.status || " ")}</Text>
+      <Text {...paint("yellow")}>{terminalText(prompt)}</Text>
       <Text dimColor={color} wrap="truncate">
         {KEYS}
       </Text>
     </Box>
   );
+}
+
+/** The line above the keys: the y/N question, the filter being typed, or the status (after a kept filter). */
+function promptLine(mode: Mode, filter: string, status: string): string {
+  if (mode.kind === "confirm") return `${describeAction(mode.action, mode.taskId)}? [y/N]`;
+  if (mode.kind === "filter") return `/${filter}_  (Enter keeps, Esc clears)`;
+  if (filter) return `filter: ${filter}  (Esc clears)${status ? `  |  ${status}` : ""}`;
+  return status || " ";
 }
 
 function statusColor(status: string): string | undefined {
