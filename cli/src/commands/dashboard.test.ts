@@ -143,11 +143,14 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
       await shows("the outcome", /reset B to PENDING: done/);
       const events = await store.listEvents("dash", { limit: 1000 });
       expect(events.filter((e) => e.eventType === "RESET").map((e) => e.taskId)).toEqual(["B"]);
-      // A refused action shows on the status line, and the view goes on.
+      // An action the task's status refuses says so at once, without a question; the view goes on.
       tmux("send-keys", "x");
-      await shows("the second question", /reset B to PENDING\? \[y\/N\]/);
-      tmux("send-keys", "y");
-      await shows("the refusal", /reset B to PENDING: B is PENDING, not FAILED/);
+      await shows("the refusal", /B is PENDING; only a FAILED task can be reset/);
+      // A key other than y answers a question by cancelling it, and says so.
+      tmux("send-keys", "P");
+      await shows("the pause question", /pause all workers\? \[y\/N\]/);
+      tmux("send-keys", "j");
+      await shows("the cancel", /pause all workers: cancelled \(only y confirms\)/);
 
       tmux("send-keys", "q");
       await shows("a clean exit", /EXITED 0/);
@@ -168,6 +171,10 @@ describe.skipIf(!postgresAvailable())("whilly dashboard", () => {
     expect(once.out).toMatch(/^plan dash \(dash\) {2}\d{4}-/);
     expect(once.out).toMatch(/^ID +STATUS +WORKER +ATT +ELAPSED +COST +STEP +DESCRIPTION$/m);
     expect(once.out).toMatch(/^A +\w+ +.* build the parser$/m);
+    // The store's figures as they are: the log replayed from its start counts no attempt twice.
+    for (const t of await store.listTasks("dash")) {
+      expect(once.out).toMatch(new RegExp(`^${t.id} +${t.status} +\\S+ +${t.attempts} `, "m"));
+    }
     expect(once.out).toContain("of $5.00 spent");
     expect(once.out).toMatch(/task\.created {2}A/);
     expect(once.out).not.toContain("\u001b");

@@ -2,8 +2,8 @@ import { terminalText } from "@whilly/core";
 import { Box, type Key as InkKey, Text, useApp, useInput, useStdout } from "ink";
 import { useRef, useState, useSyncExternalStore } from "react";
 import { type DashboardController, describeAction } from "./controller.js";
-import { budgetText, eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
-import { type Effect, type Key, pressKey, START_UI } from "./keys.js";
+import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
+import { type Effect, type Key, type Mode, pressKey, START_UI } from "./keys.js";
 import { filterTasks, statusCounts, WORKERS_PAUSED } from "./model.js";
 
 /** Lines besides the task rows: header, workers, events, filter and status lines. */
@@ -39,7 +39,7 @@ export function DashboardApp({
   const ui = useRef(START_UI);
   const [, redraw] = useState(0);
   const state = controller.view();
-  const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter).map((t) => t.id);
+  const visibleFor = (filter: string) => filterTasks(controller.view().tasks, filter);
 
   useInput((input, key) => {
     if (key.ctrl && input === "c") {
@@ -67,14 +67,9 @@ export function DashboardApp({
   const first = Math.min(Math.max(0, at - room + 1), Math.max(0, tasks.length - room));
   const width = Math.max(60, (stdout.columns ?? 120) - 1);
   const paint = (c: string | undefined): { color?: string } => (color && c ? { color: c } : {});
-  const prompt =
-    mode.kind === "confirm"
-      ? `${describeAction(mode.action, mode.taskId)}? [y/N]`
-      : mode.kind === "filter"
-        ? `/${filter}_  (Enter keeps, Esc clears)`
-        : filter
-          ? `filter: ${filter}  (Esc clears)`
-          : "";
+  const prompt = promptLine(mode, filter, controller.status);
+  // The row's columns after the selection mark, sized over every task so a filter does not move them.
+  const columns = taskColumns(state.tasks, width - 2);
 
   return (
     <Box flexDirection="column" width={width}>
@@ -90,12 +85,10 @@ export function DashboardApp({
         {plan ? `  |  ${budgetText(plan)}` : ""}
       </Text>
       <Text> </Text>
-      <Text bold>{`  ${TASK_COLUMNS.map(([name, w]) => fit(name, w)).join("")}`.slice(0, width)}</Text>
+      <Text bold>{`  ${headerLine(columns)}`.slice(0, width)}</Text>
       {tasks.slice(first, first + room).map((t, i) => {
         const mine = first + i === at;
-        const line = `${mine ? "> " : "  "}${taskCells(t, now)
-          .map((cell, j) => fit(cell, TASK_COLUMNS[j]?.[1] ?? 0))
-          .join("")}`;
+        const line = `${mine ? "> " : "  "}${taskLine(taskCells(t, now), columns)}`;
         return (
           <Text key={t.id} inverse={color && mine} {...paint(statusColor(t.status))} wrap="truncate">
             {line}
@@ -114,12 +107,20 @@ export function DashboardApp({
         <Text key={e.id} wrap="truncate" {...paint("gray")}>{`  ${eventText(e)}`}</Text>
       ))}
       <Text> </Text>
-      <Text {...paint("yellow")}>{terminalText(prompt || controller.status || " ")}</Text>
+      <Text {...paint("yellow")}>{terminalText(prompt)}</Text>
       <Text dimColor={color} wrap="truncate">
         {KEYS}
       </Text>
     </Box>
   );
+}
+
+/** The line above the keys: the y/N question, the filter being typed, or the status (after a kept filter). */
+function promptLine(mode: Mode, filter: string, status: string): string {
+  if (mode.kind === "confirm") return `${describeAction(mode.action, mode.taskId)}? [y/N]`;
+  if (mode.kind === "filter") return `/${filter}_  (Enter keeps, Esc clears)`;
+  if (filter) return `filter: ${filter}  (Esc clears)${status ? `  |  ${status}` : ""}`;
+  return status || " ";
 }
 
 function statusColor(status: string): string | undefined {
@@ -151,7 +152,8 @@ function runEffect(controller: DashboardController, effect: Exclude<Effect, { ki
   if (effect.kind === "refresh") void controller.refresh();
   else if (effect.kind === "togglePause") controller.togglePause();
   else if (effect.kind === "act") void controller.act(effect.action, effect.taskId);
-  else if (effect.kind === "cancelled")
-    controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled`);
-  else controller.say(effect.text);
+  else if (effect.kind === "cancelled") {
+    const how = effect.by === undefined ? "" : " (only y confirms)";
+    controller.say(`${describeAction(effect.action, effect.taskId)}: cancelled${how}`);
+  } else controller.say(effect.text);
 }

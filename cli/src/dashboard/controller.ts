@@ -1,6 +1,12 @@
 import { VersionConflict } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
-import { type DashboardState, EMPTY_STATE, reduceEvent, reduceSnapshot } from "./model.js";
+import {
+  type DashboardSnapshot,
+  type DashboardState,
+  EMPTY_STATE,
+  reduceEvent,
+  reduceSnapshot,
+} from "./model.js";
 import type { DashboardSource } from "./sources.js";
 
 /**
@@ -70,7 +76,7 @@ export class DashboardController {
    * every `refreshMs`. @throws what the first read throws (an unknown plan, a refused token).
    */
   async start(follow: boolean): Promise<void> {
-    this.state = reduceSnapshot(this.state, await this.source.snapshot(this.planId));
+    this.takeSnapshot(await this.source.snapshot(this.planId));
     const events = this.source
       .events(this.planId, (event) => this.applyEvent(event), follow, this.stopped.signal)
       .catch((error: unknown) => this.say(`events: ${message(error)}`));
@@ -84,7 +90,7 @@ export class DashboardController {
   /** Reads a snapshot now; a failure goes to the status line. */
   async refresh(): Promise<void> {
     try {
-      this.state = reduceSnapshot(this.state, await this.source.snapshot(this.planId));
+      this.takeSnapshot(await this.source.snapshot(this.planId));
       if (this.status.startsWith("read: ")) this.status = "";
     } catch (error) {
       this.status = `read: ${message(error)}`;
@@ -124,6 +130,14 @@ export class DashboardController {
   stop(): void {
     clearInterval(this.timer);
     this.stopped.abort();
+  }
+
+  /**
+   * Folds a snapshot into the state as it is now: never into a state read before the snapshot's
+   * `await`, which would drop the events applied meanwhile.
+   */
+  private takeSnapshot(snapshot: DashboardSnapshot): void {
+    this.state = reduceSnapshot(this.state, snapshot);
   }
 
   private applyEvent(event: EventView): void {

@@ -1,5 +1,5 @@
 import type { AttemptProgress, JsonObject } from "@whilly/core";
-import { parseUsd } from "@whilly/core";
+import { parseUsd, releaseRefundsAttempt } from "@whilly/core";
 import type { EventView } from "../events/event-view.js";
 
 /** What the agent last did in a running attempt (the heartbeat's `progress`). */
@@ -13,6 +13,11 @@ export type SnapshotTask = {
   readonly description: string;
   readonly claimedBy: string | null;
   readonly attempts: number;
+  /**
+   * The task's version (it moves on with every transition, whose event carries the version it made):
+   * events of a version the snapshot already has are not applied again.
+   */
+  readonly version: number;
   /** When its current claim began; null when unclaimed or when the source does not say. */
   readonly claimedAt?: string | null | undefined;
   /** Spend over every attempt; undefined when the source does not say (the events then tell). */
@@ -54,8 +59,11 @@ export type DashboardState = {
   readonly workers: readonly WorkerRow[];
   /** The newest events last, at most {@link MAX_EVENTS}. */
   readonly events: readonly EventView[];
-  /** The highest event id applied. */
-  readonly lastEventId: number;
+  /**
+   * The ids of the latest events applied, at most {@link SEEN_EVENTS}: a repeated one is dropped. Not
+   * "the highest id", as the stream's ids may step back (docs/protocol.md#the-audit-event-stream).
+   */
+  readonly seenIds: readonly number[];
   /** Whether every worker is paused, as the latest snapshot that said so told. */
   readonly workersPaused: boolean;
 };
@@ -66,25 +74,36 @@ export const WORKERS_PAUSED = "workers paused";
 /** How many of the latest events the view keeps. */
 export const MAX_EVENTS = 50;
 
+/**
+ * How many event ids are remembered to drop repeats: more than a replay sends at once (1,000), so a
+ * reconnect's overlap is caught; a stream itself never repeats one.
+ */
+export const SEEN_EVENTS = 2_000;
+
 /** The view before anything was read. */
 export const EMPTY_STATE: DashboardState = {
   plan: undefined,
   tasks: [],
   workers: [],
   events: [],
-  lastEventId: 0,
+  seenIds: [],
   workersPaused: false,
 };
 
 /**
  * Takes a fresh snapshot: its tasks replace the view's, keeping what only the events told (claim
- * times, progress, per-task spend) where the snapshot does not say; its workers, when it has them,
- * merge with those the events named; its pause state, when it has one, replaces the view's.
+ * times, progress, per-task spend) where the snapshot does not say. A task the events already took
+ * past the snapshot's version (a snapshot read before them that answered after) stays as the events
+ * left it. Its workers, when it has them, merge with those the events named; its pause state, when it
+ * has one, replaces the view's.
  */
 export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapshot): DashboardState {
   const before = new Map(state.tasks.map((t) => [t.id, t]));
   const tasks = snapshot.tasks.map((task): TaskRow => {
     const old = before.get(task.id);
+    if (old && old.version > task.version) {
+      return { ...old, priority: task.priority, description: task.description };
+    }
     const running = task.status === "CLAIMED" || task.status === "IN_PROGRESS";
     return {
       ...task,
@@ -103,10 +122,16 @@ export function reduceSnapshot(state: DashboardState, snapshot: DashboardSnapsho
   return { ...state, plan: snapshot.plan, tasks, workers, workersPaused };
 }
 
-/** Applies one audit event: task status and worker from transitions, progress from heartbeats, spend from costs. */
+/**
+ * Applies one audit event, once (by id). A transition newer than the task's version sets its status,
+ * holder and attempts; one the snapshot already has only fills in what snapshots may lack (the claim
+ * time of the current claim). Heartbeats give the running attempt's progress; costs add to the
+ * per-task spend, which a snapshot's own figure overrides.
+ */
 export function reduceEvent(state: DashboardState, event: EventView): DashboardState {
-  if (event.id <= state.lastEventId) return state;
+  if (state.seenIds.includes(event.id)) return state;
   const events = [...state.events, event].slice(-MAX_EVENTS);
+  const seenIds = [...state.seenIds, event.id].slice(-SEEN_EVENTS);
   const worker = event.worker_id;
   const workers = worker === null ? state.workers : seen(state.workers, worker, event.created_at);
   const change = taskChange(event);
@@ -123,7 +148,7 @@ export function reduceEvent(state: DashboardState, event: EventView): DashboardS
     tasks,
     workers: holding ? workers.map((w) => ({ ...w, task: holding.get(w.id) ?? null })) : workers,
     events,
-    lastEventId: event.id,
+    seenIds,
   };
 }
 
@@ -131,8 +156,38 @@ type Change = (task: TaskRow) => Partial<TaskRow>;
 
 function taskChange(event: EventView): Change | undefined {
   const p = event.payload;
-  const cost =
-    parseUsd(typeof p.cost_usd === "string" || typeof p.cost_usd === "number" ? p.cost_usd : "0") ?? 0;
+  const spend = costChange(event);
+  if (event.event_type === "worker.heartbeat") {
+    const progress = progressOf(p.progress);
+    return (t) => (progress && isRunning(t) && !(event.created_at < (t.claimedAt ?? "")) ? { progress } : {});
+  }
+  const transition = transitionChange(event);
+  if (transition === undefined) return spend;
+  const version = typeof p.version === "number" ? p.version : undefined;
+  return (t) => {
+    const spent = spend?.(t) ?? {};
+    // An event without a version cannot be placed against the snapshot: taken as newer.
+    if (version === undefined || version > t.version) {
+      return { ...transition(t), ...spent, ...(version === undefined ? {} : { version }) };
+    }
+    // The snapshot has this transition; the holder's latest claim tells when, if the snapshot does not.
+    const current = event.event_type === "CLAIM" && isRunning(t) && t.claimedBy === event.worker_id;
+    const later = !t.claimedAt || event.created_at > t.claimedAt;
+    return current && later ? { ...spent, claimedAt: event.created_at } : spent;
+  };
+}
+
+/** What a COMPLETE or FAIL event's cost adds to the task's spend from events. */
+function costChange(event: EventView): Change | undefined {
+  if (event.event_type !== "COMPLETE" && event.event_type !== "FAIL") return undefined;
+  const raw = event.payload.cost_usd;
+  const cost = parseUsd(typeof raw === "string" || typeof raw === "number" ? raw : "0") ?? 0;
+  return cost === 0 ? undefined : (t) => ({ spentFromEvents: t.spentFromEvents + cost });
+}
+
+/** The task fields a transition sets (docs/claim.md's table). */
+function transitionChange(event: EventView): Change | undefined {
+  const p = event.payload;
   const unheld = { claimedBy: null, claimedAt: null, progress: undefined };
   switch (event.event_type) {
     case "CLAIM":
@@ -148,26 +203,29 @@ function taskChange(event: EventView): Change | undefined {
         attempts: t.status === "IN_PROGRESS" ? t.attempts : t.attempts + 1,
       });
     case "COMPLETE":
-      return (t) => ({ status: "DONE", ...unheld, spentFromEvents: t.spentFromEvents + cost });
+      return () => ({ status: "DONE", ...unheld });
     case "FAIL":
-      return (t) => ({
-        status: p.retry === true ? "PENDING" : "FAILED",
-        ...unheld,
-        spentFromEvents: t.spentFromEvents + cost,
-      });
+      return () => ({ status: p.retry === true ? "PENDING" : "FAILED", ...unheld });
     case "RELEASE":
+      return (t) => ({
+        status: "PENDING",
+        ...unheld,
+        attempts:
+          t.status === "IN_PROGRESS" && typeof p.reason === "string" && releaseRefundsAttempt(p.reason)
+            ? Math.max(0, t.attempts - 1)
+            : t.attempts,
+      });
     case "RESET":
-      return () => ({ status: "PENDING", ...unheld });
+      return () => ({ status: "PENDING", ...unheld, attempts: 0 });
     case "task.skipped":
       return () => ({ status: "SKIPPED", ...unheld });
-    case "worker.heartbeat":
-      return () => {
-        const progress = progressOf(p.progress);
-        return progress ? { progress } : {};
-      };
     default:
       return undefined;
   }
+}
+
+function isRunning(task: TaskRow): boolean {
+  return task.status === "CLAIMED" || task.status === "IN_PROGRESS";
 }
 
 /** A heartbeat payload's `progress`, keeping only fields of the right type. */

@@ -1,5 +1,5 @@
 import { terminalText } from "@whilly/core";
-import { budgetText, eventText, fit, TASK_COLUMNS, taskCells, workerLine } from "./format.js";
+import { budgetText, eventText, headerLine, taskCells, taskColumns, taskLine, workerLine } from "./format.js";
 import { type DashboardState, statusCounts, WORKERS_PAUSED } from "./model.js";
 
 /** How many of the latest events a text snapshot lists. */
@@ -14,21 +14,15 @@ const TEXT_EVENTS = 10;
 export function dashboardText(state: DashboardState, now: number, status = ""): string {
   const plan = state.plan;
   if (!plan) return "reading...\n";
+  const columns = taskColumns(state.tasks);
   const lines = [
     `plan ${terminalText(plan.id)} (${terminalText(plan.name)})  ${new Date(now).toISOString().replace(/\.\d+Z$/, "Z")}${state.workersPaused ? `  ${WORKERS_PAUSED}` : ""}`,
     `tasks ${state.tasks.length}: ${statusCounts(state.tasks)
       .map(([s, n]) => `${s} ${n}`)
       .join("  ")}  |  ${budgetText(plan)}`,
     "",
-    TASK_COLUMNS.map(([name, width]) => fit(name, width))
-      .join("")
-      .trimEnd(),
-    ...state.tasks.map((task) =>
-      taskCells(task, now)
-        .map((cell, i) => fit(cell, TASK_COLUMNS[i]?.[1] ?? 0))
-        .join("")
-        .trimEnd(),
-    ),
+    headerLine(columns).trimEnd(),
+    ...state.tasks.map((task) => taskLine(taskCells(task, now), columns).trimEnd()),
     "",
     `workers: ${state.workers.length === 0 ? "none heard from" : ""}`,
     ...state.workers.map((w) => `  ${workerLine(w, now)}`),
