@@ -58,7 +58,11 @@ export function serveStoreLocally(
   let handedOver = false;
   const handOver = options.handOver && {
     /** True the first time only: one hand-over per owner. */
-    begin: () => !closing && !handedOver && (handedOver = true),
+    begin: () => {
+      if (closing || handedOver) return false;
+      handedOver = true;
+      return true;
+    },
     run: options.handOver,
   };
   const server = createServer((socket) => {
