@@ -104,16 +104,22 @@ async function openShared(
     const served = await servedWithin(whillyDir, place.settings.storeHandOverWaitMs, onLost);
     if (served) return served;
   }
-  const served = await connectLocalStore(whillyDir, { onLost });
-  if (served) return served;
-  try {
-    return await openEmbedded(place, (released) => switchAway({ kind: "handed-over", released }));
-  } catch (error) {
-    // An owner on this host serves the store from right after it took the lock: look a little while.
-    if (!(error instanceof StoreLocked) || error.holder?.otherHost !== false) throw error;
-    const served = await servedWithin(whillyDir, place.settings.storeSocketWaitMs, onLost);
+  // A stopping owner closes its socket before it releases the lock: look again for a while.
+  const deadline = reason.kind === "first" ? 0 : Date.now() + place.settings.storeHandOverWaitMs;
+  for (;;) {
+    const served = await connectLocalStore(whillyDir, { onLost });
     if (served) return served;
-    throw error;
+    try {
+      return await openEmbedded(place, (released) => switchAway({ kind: "handed-over", released }));
+    } catch (error) {
+      // An owner on this host serves the store from right after it took the lock: look a little while.
+      if (!(error instanceof StoreLocked) || error.holder?.otherHost !== false) throw error;
+      const first = reason.kind === "first";
+      const served = await servedWithin(whillyDir, first ? place.settings.storeSocketWaitMs : 0, onLost);
+      if (served) return served;
+      if (Date.now() >= deadline) throw error;
+      await pause(POLL_MS);
+    }
   }
 }
 
