@@ -106,7 +106,15 @@ async function openShared(
   }
   // A stopping owner closes its socket before it releases the lock: look again for a while.
   const deadline = reason.kind === "first" ? 0 : Date.now() + place.settings.storeHandOverWaitMs;
+  const socketWaitMs = reason.kind === "first" ? place.settings.storeSocketWaitMs : 0;
   for (;;) {
+    const store = await servedOrOpened();
+    if (store !== "locked") return store;
+    await pause(POLL_MS);
+  }
+
+  /** The owner's socket, else the store opened here; `locked` while an owner keeps it unserved. */
+  async function servedOrOpened(): Promise<Store | "locked"> {
     const served = await connectLocalStore(whillyDir, { onLost });
     if (served) return served;
     try {
@@ -114,11 +122,10 @@ async function openShared(
     } catch (error) {
       // An owner on this host serves the store from right after it took the lock: look a little while.
       if (!(error instanceof StoreLocked) || error.holder?.otherHost !== false) throw error;
-      const first = reason.kind === "first";
-      const served = await servedWithin(whillyDir, first ? place.settings.storeSocketWaitMs : 0, onLost);
+      const served = await servedWithin(whillyDir, socketWaitMs, onLost);
       if (served) return served;
       if (Date.now() >= deadline) throw error;
-      await pause(POLL_MS);
+      return "locked";
     }
   }
 }
