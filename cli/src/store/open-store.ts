@@ -66,23 +66,26 @@ type Place = {
   readonly command: string | undefined;
 };
 
-/** Opens the embedded store to own it, asking a yielding owner to hand it over. */
+/**
+ * Opens the embedded store to own it, asking a yielding owner to hand it over; asked again while
+ * another yielding command takes the lock first (one that used the owner which handed over).
+ */
 async function openOwned(place: Place): Promise<Store> {
-  const open = () => openEmbedded(place, undefined);
-  try {
-    return await open();
-  } catch (error) {
-    if (!(error instanceof StoreLocked) || error.holder?.otherHost !== false) throw error;
-    const answer = await requestHandOver(place.layout.whillyDir, place.settings.storeHandOverWaitMs);
-    if (answer !== "accepted") throw error;
-    const deadline = Date.now() + place.settings.storeHandOverWaitMs;
-    for (;;) {
+  const { whillyDir } = place.layout;
+  const waitMs = place.settings.storeHandOverWaitMs;
+  let deadline: number | undefined;
+  for (;;) {
+    try {
+      return await openEmbedded(place, undefined);
+    } catch (error) {
+      if (!(error instanceof StoreLocked) || error.holder?.otherHost !== false) throw error;
+      const left = deadline === undefined ? waitMs : Math.max(POLL_MS, deadline - Date.now());
+      const answer = await requestHandOver(whillyDir, left);
+      // Refused by an exclusive owner, or (asked first) by a holder that does not serve the store.
+      if (answer === "refused" || (deadline === undefined && answer === "no-answer")) throw error;
+      deadline ??= Date.now() + waitMs;
+      if (Date.now() >= deadline) throw error;
       await pause(POLL_MS);
-      try {
-        return await open();
-      } catch (again) {
-        if (!(again instanceof StoreLocked) || Date.now() >= deadline) throw again;
-      }
     }
   }
 }
