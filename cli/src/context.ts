@@ -12,7 +12,14 @@ export class CliContext {
   private cachedSettings: CliSettings | undefined;
   private storePromise: Promise<Store> | undefined;
 
-  constructor(readonly io: Io) {}
+  /**
+   * @param command the command's name (`run`, `dashboard`), recorded in the embedded store's lock so
+   *   that another command refused the store can say what holds it.
+   */
+  constructor(
+    readonly io: Io,
+    readonly command?: string,
+  ) {}
 
   /** @throws {ConfigurationError} when the environment is invalid. */
   get settings(): CliSettings {
@@ -25,7 +32,7 @@ export class CliContext {
    * opens it, so its `use` decides (see {@link StoreUse}); later calls share that store.
    */
   store(use: StoreUse = {}): Promise<Store> {
-    this.storePromise ??= openCliStore(this.settings, this.io, use);
+    this.storePromise ??= openCliStore(this.settings, this.io, { command: this.command, ...use });
     return this.storePromise;
   }
 

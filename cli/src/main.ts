@@ -27,7 +27,10 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
   // carries data (an exported plan, a token just minted) and stays exact.
   const err = redactingWriter(terminalSafe(processIo.err), secretValuesOf(processIo.env));
   const io: Io = { ...processIo, out: terminalSafe(processIo.out), err };
-  const ctx = new CliContext(io);
+  const ctx = new CliContext(
+    io,
+    argv.find((word) => !word.startsWith("-")),
+  );
   let code: number;
   let helpText = "";
   // yargs reports a near-miss command as "Did you mean X?" before it reports the unknown word itself;

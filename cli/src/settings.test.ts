@@ -19,6 +19,7 @@ describe("CLI settings", () => {
       triz: { enabled: false, timeoutMs: 25_000 },
       dashboardRefreshMs: 1000,
       storeSocketWaitMs: 1000,
+      storeHandOverWaitMs: 10_000,
     });
   });
 

@@ -103,6 +103,12 @@ export type CliSettings = {
    * after taking the lock. From `WHILLY_STORE_SOCKET_WAIT` (s), default 1 s.
    */
   readonly storeSocketWaitMs: number;
+  /**
+   * How long a command that must own the embedded store (`whilly run`, `whilly server`) waits for a
+   * yielding owner (`whilly dashboard`, `whilly events -f`, ...) to hand it over, and how long that
+   * owner then waits for the new owner's socket (ms). From `WHILLY_STORE_HANDOVER_WAIT` (s), default 10 s.
+   */
+  readonly storeHandOverWaitMs: number;
 };
 
 /**
@@ -112,7 +118,7 @@ export type CliSettings = {
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
  * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`); `WHILLY_EVENTS_POLL` (seconds,
- * default 1, at most an hour) and `WHILLY_DASHBOARD_REFRESH` (seconds, the same); `WHILLY_STORE_SOCKET_WAIT` (seconds, default 1, at most 60). Durations are read as the control
+ * default 1, at most an hour) and `WHILLY_DASHBOARD_REFRESH` (seconds, the same); `WHILLY_STORE_SOCKET_WAIT` (seconds, default 1, at most 60) and `WHILLY_STORE_HANDOVER_WAIT` (seconds, default 10, at most 60). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -135,6 +141,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const eventsPollMs = seconds("WHILLY_EVENTS_POLL", 1000, 3_600_000);
   const dashboardRefreshMs = seconds("WHILLY_DASHBOARD_REFRESH", 1000, 3_600_000);
   const storeSocketWaitMs = seconds("WHILLY_STORE_SOCKET_WAIT", 1000, 60_000);
+  const storeHandOverWaitMs = seconds("WHILLY_STORE_HANDOVER_WAIT", 10_000, 60_000);
   const duration = (name: string, fallbackMs: number, minMs: 0 | 1 = 1) =>
     readDuration(env, name, { fallbackMs, unitMs: 1000, units: true, minMs }, problems);
   // A retry may come at once (0); a provider limit always pauses a little.
@@ -168,6 +175,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     triz,
     dashboardRefreshMs,
     storeSocketWaitMs,
+    storeHandOverWaitMs,
   };
 }
 

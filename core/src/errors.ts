@@ -178,6 +178,8 @@ export type StoreLockHolder = {
   readonly startedAt: string | undefined;
   /** True when the holder runs on another host, where whilly cannot check whether it still lives. */
   readonly otherHost: boolean;
+  /** The whilly command holding it (`run`, `dashboard`), when the lock names one. */
+  readonly command?: string | undefined;
 };
 
 /**
@@ -206,7 +208,8 @@ function describeLock(dataDir: string, lockPath: string, holder: StoreLockHolder
   const where = ` on host '${holder.hostname}'${holder.otherHost ? "" : " (this one)"}`;
   const since = holder.startedAt ? `, since ${holder.startedAt}` : "";
   const unknown = holder.otherHost ? "; this host cannot tell whether it still runs" : "";
-  return `the embedded store at ${dataDir} is in use by another whilly process (pid ${holder.pid}${where}${since}; lock file ${lockPath})${unknown}`;
+  const command = holder.command ? `\`whilly ${holder.command}\`, ` : "";
+  return `the embedded store at ${dataDir} is in use by another whilly process (${command}pid ${holder.pid}${where}${since}; lock file ${lockPath})${unknown}`;
 }
 
 function lockHint(lockPath: string, holder: StoreLockHolder | undefined): string {

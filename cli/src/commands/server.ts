@@ -57,12 +57,15 @@ export function serverCommand(y: Argv, ctx: CliContext): Argv {
 async function serve(ctx: CliContext, log: Logger, args: { port: string | undefined; host: string }) {
   const port = wholeNumberOption(args.port, "--port", { min: 0, max: 65_535 }, 8000) ?? 8000;
   const settings = parseServerSettings(ctx.io.env);
-  const storeSettings = parseCliSettings({ WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL });
+  const storeSettings = parseCliSettings({
+    WHILLY_DATABASE_URL: ctx.io.env.WHILLY_DATABASE_URL,
+    WHILLY_STORE_HANDOVER_WAIT: ctx.io.env.WHILLY_STORE_HANDOVER_WAIT,
+  });
   const auth = createTokenAuth({ ...settings.auth, log });
   const store = await openCliStore(
     storeSettings,
     { ...ctx.io, err: noticesAsLog(log, "server.notice") },
-    { own: true },
+    { own: true, command: "server" },
   );
   try {
     const server = await startNodeServer({ store, settings, auth, port, host: args.host, log });

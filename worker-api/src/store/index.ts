@@ -2,7 +2,17 @@ export { createStore } from "./create-store.js";
 export type { Db, Tx } from "./db.js";
 export { translateError } from "./errors.js";
 export type { NewEvent } from "./events/insert-events.js";
-export { connectLocalStore, type LocalStoreServer, serveStoreLocally } from "./local-socket/index.js";
+export {
+  type ConnectOptions,
+  connectLocalStore,
+  type HandOverAnswer,
+  type LocalStoreServer,
+  type MethodKind,
+  requestHandOver,
+  type ServeOptions,
+  STORE_METHODS,
+  serveStoreLocally,
+} from "./local-socket/index.js";
 export { migrationsFolder } from "./migrations-folder.js";
 export { createPostgresDatabase } from "./open/create-database.js";
 export { type EmbeddedStoreOptions, openEmbeddedStore, openInMemoryStore } from "./open/embedded.js";

@@ -10,6 +10,58 @@ import { findSocket } from "./socket-path.js";
 type Hello = Extract<Frame, { t: "hello" }>;
 type Pending = { resolve: (value: Wire) => void; reject: (error: Error) => void };
 
+/** Options of {@link connectLocalStore}. */
+export type ConnectOptions = {
+  /**
+   * Called once when the connection ends without this side's `close()` (the owner stopped or handed
+   * the store over): every later call fails with `StoreUnavailable`, so a caller reopens.
+   */
+  readonly onLost?: (() => void) | undefined;
+};
+
+/** What the owner said to {@link requestHandOver}. */
+export type HandOverAnswer =
+  /** It hands the store over: it closes it and releases the lock. */
+  | "accepted"
+  /** It keeps the store (`whilly run`, `whilly server`). */
+  | "refused"
+  /** No process serves the store here, or it did not answer within the wait. */
+  | "no-answer";
+
+/**
+ * Asks the process serving the embedded store in `whillyDir` to hand it over, for a command that must
+ * own it; waits at most `waitMs` for the answer. An accepting owner finishes the calls under way,
+ * closes the store and releases its lock soon after answering: the caller then takes the lock.
+ */
+export async function requestHandOver(whillyDir: string, waitMs: number): Promise<HandOverAnswer> {
+  const path = findSocket(whillyDir);
+  if (path === undefined) return "no-answer";
+  const socket = connect(path);
+  socket.on("error", () => {});
+  const frames = new FrameRoute(socket);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"no-answer">((resolve) => {
+    timer = setTimeout(() => resolve("no-answer"), waitMs);
+  });
+  const asked = (async (): Promise<HandOverAnswer> => {
+    const hello = await greeting(socket, frames);
+    if (hello === undefined || hello.v !== PROTOCOL_VERSION) return "no-answer";
+    return new Promise<HandOverAnswer>((resolve) => {
+      socket.once("close", () => resolve("no-answer"));
+      frames.to = (frame) => {
+        if (frame.t === "ok" && frame.id === 1) resolve(frame.r === true ? "accepted" : "refused");
+      };
+      writeFrame(socket, { t: "handover", id: 1 });
+    });
+  })();
+  try {
+    return await Promise.race([asked, timeout]);
+  } finally {
+    clearTimeout(timer);
+    socket.destroy();
+  }
+}
+
 /**
  * The store that another whilly process owning the embedded store in `whillyDir` serves on its local
  * socket (see `serveStoreLocally`): a Store whose every method is a call over the socket, errors
@@ -18,7 +70,10 @@ type Pending = { resolve: (value: Wire) => void; reject: (error: Error) => void 
  *   user's, or a server of another protocol version. Waits for the greeting while the owner is still
  *   opening the store.
  */
-export async function connectLocalStore(whillyDir: string): Promise<Store | undefined> {
+export async function connectLocalStore(
+  whillyDir: string,
+  options: ConnectOptions = {},
+): Promise<Store | undefined> {
   const path = findSocket(whillyDir);
   if (path === undefined) return undefined;
   const socket = connect(path);
@@ -29,7 +84,7 @@ export async function connectLocalStore(whillyDir: string): Promise<Store | unde
     socket.destroy();
     return undefined;
   }
-  return proxyStore(socket, frames, hello, whillyDir);
+  return proxyStore(socket, frames, hello, whillyDir, options.onLost);
 }
 
 /** The connection's frames, handed to whoever reads them now: the greeting, then the proxy. */
@@ -53,12 +108,19 @@ function greeting(socket: Socket, frames: FrameRoute): Promise<Hello | undefined
   });
 }
 
-function proxyStore(socket: Socket, frames: FrameRoute, hello: Hello, whillyDir: string): Store {
+function proxyStore(
+  socket: Socket,
+  frames: FrameRoute,
+  hello: Hello,
+  whillyDir: string,
+  onLost: (() => void) | undefined,
+): Store {
   const pending = new Map<number, Pending>();
   const callbacks = new Map<number, (...args: unknown[]) => unknown>();
   let nextId = 1;
   let nextCallback = 1;
   let lost: StoreUnavailable | undefined;
+  let closedHere = false;
   frames.to = (frame) => {
     if (frame.t === "ok") settle(frame.id, (p) => p.resolve(frame.r));
     else if (frame.t === "err") settle(frame.id, (p) => p.reject(decodeError(frame.e)));
@@ -78,6 +140,7 @@ function proxyStore(socket: Socket, frames: FrameRoute, hello: Hello, whillyDir:
     for (const waiting of pending.values()) waiting.reject(lost);
     pending.clear();
     callbacks.clear();
+    if (!closedHere) onLost?.();
   });
   /** Sends a frame and waits for its answer; function arguments become handles kept in `handles`. */
   const send = (frame: (id: number) => Frame): Promise<Wire> => {
@@ -131,6 +194,7 @@ function proxyStore(socket: Socket, frames: FrameRoute, hello: Hello, whillyDir:
     else if (kind === "listen" && hello.listens.includes(name)) store[name] = listen(name);
   }
   store.close = async () => {
+    closedHere = true;
     socket.end();
     await closed;
   };

@@ -7,6 +7,12 @@ export type Frame =
   | { t: "hello"; v: number; driver: string; listens: string[]; pid: number }
   /** client → server: call `m` with the encoded `a`; a `listen` kind's answer is a subscription id. */
   | { t: "call"; id: number; m: string; a: Wire[] }
+  /**
+   * client → server: a command that must own the store asks the owner to hand it over; the answer
+   * `r` is true when the owner will (it then stops serving and releases the lock), false when it
+   * keeps it (`whilly run`, `whilly server`).
+   */
+  | { t: "handover"; id: number }
   /** client → server: end the subscription `sub`. */
   | { t: "unlisten"; id: number; sub: number }
   /** server → client: the answer to call `id`. */

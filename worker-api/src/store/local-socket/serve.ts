@@ -19,6 +19,16 @@ export type LocalStoreServer = {
   close(): Promise<void>;
 };
 
+/** Options of {@link serveStoreLocally}. */
+export type ServeOptions = {
+  /**
+   * Hands the store over to a command that must own it, when one asks (see `requestHandOver`):
+   * called once, after the answer is sent; it stops serving (`close()`), closes the store and
+   * releases the lock. Hand-over is refused when `undefined` (an exclusive owner).
+   */
+  readonly handOver?: (() => Promise<void>) | undefined;
+};
+
 /**
  * Serves `store` to other whilly processes of this user over a unix socket in `whillyDir` (mode 0600;
  * see {@link chooseSocketPlace} for a path too long), so that commands run while this process owns
@@ -29,7 +39,11 @@ export type LocalStoreServer = {
  * refused connections (ECONNREFUSED) and replaced by the next owner.
  * @returns `undefined` when no socket could be made here (the store is then served to no one).
  */
-export function serveStoreLocally(whillyDir: string, store: Promise<Store>): LocalStoreServer | undefined {
+export function serveStoreLocally(
+  whillyDir: string,
+  store: Promise<Store>,
+  options: ServeOptions = {},
+): LocalStoreServer | undefined {
   let place: ReturnType<typeof chooseSocketPlace>;
   try {
     place = chooseSocketPlace(whillyDir);
@@ -41,9 +55,19 @@ export function serveStoreLocally(whillyDir: string, store: Promise<Store>): Loc
   const connections = new Map<Socket, { endSubscriptions(): Promise<void> }>();
   const underWay = new Set<Promise<unknown>>();
   let closing = false;
+  let handedOver = false;
+  const handOver = options.handOver && {
+    /** True the first time only: one hand-over per owner. */
+    begin: () => {
+      if (closing || handedOver) return false;
+      handedOver = true;
+      return true;
+    },
+    run: options.handOver,
+  };
   const server = createServer((socket) => {
     socket.on("error", () => {});
-    const served = serveConnection(socket, store, { closing: () => closing, underWay });
+    const served = serveConnection(socket, store, { closing: () => closing, underWay, handOver });
     connections.set(socket, served);
     socket.on("close", () => {
       connections.delete(socket);
@@ -112,7 +136,11 @@ export const MAX_CALLS_IN_FLIGHT = 256;
 function serveConnection(
   socket: Socket,
   opening: Promise<Store>,
-  shared: { closing: () => boolean; underWay: Set<Promise<unknown>> },
+  shared: {
+    closing: () => boolean;
+    underWay: Set<Promise<unknown>>;
+    handOver: { begin(): boolean; run(): Promise<void> } | undefined;
+  },
 ): { endSubscriptions(): Promise<void> } {
   const subscriptions = new Map<number, ReadyListener>();
   let nextSubscription = 1;
@@ -154,6 +182,13 @@ function serveConnection(
         await listener?.close();
         return null;
       });
+      return;
+    }
+    if (frame.t === "handover") {
+      const yields = shared.handOver?.begin() === true;
+      writeFrame(socket, { t: "ok", id: frame.id, r: yields });
+      // After the answer: the hand-over ends this connection with the others.
+      if (yields) setImmediate(() => void shared.handOver?.run().catch(() => {}));
       return;
     }
     if (frame.t !== "call") return;

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { StoreUnavailable } from "@whilly/core";
 import * as schema from "@whilly/schema";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
@@ -11,6 +12,7 @@ import { applyMigrations } from "../migrate.js";
 import { pgliteReadyListener } from "../ready/listen-pglite.js";
 import { EVENTS_CHANNEL } from "../ready/signal-ready.js";
 import type { Store } from "../store.js";
+import { gatedStore } from "./hand-over-gate.js";
 import { openFailure } from "./open-failure.js";
 import { acquireStoreLock, type StoreLock } from "./store-lock.js";
 import { readTemplate, type StoreTemplate, saveTemplate, storeTemplate } from "./template.js";
@@ -28,6 +30,16 @@ export type EmbeddedStoreOptions = {
    * when `undefined`.
    */
   readonly serveLocally?: string | undefined;
+  /** The whilly command opening it (`run`, `dashboard`), recorded in the lock for other openers' errors. */
+  readonly command?: string | undefined;
+  /**
+   * Makes this owner yield: when a command that must own the store asks over the local socket (see
+   * `requestHandOver`), the store is handed over. `onHandOver` is called as that begins, with a
+   * promise settled once the lock is released; from then on the returned store refuses every call
+   * with `StoreUnavailable` (calls under way finish first), so its user reconnects to the new owner.
+   * An owner without it (`whilly run`, `whilly server`) refuses hand-over.
+   */
+  readonly onHandOver?: ((released: Promise<void>) => void) | undefined;
 };
 
 /**
@@ -42,20 +54,46 @@ export type EmbeddedStoreOptions = {
  *   (`code`, `path`), see {@link openFailure}.
  */
 export async function openEmbeddedStore(dataDir: string, options: EmbeddedStoreOptions = {}): Promise<Store> {
-  const lock = acquireStoreLock(dataDir);
+  const lock = acquireStoreLock(dataDir, { command: options.command });
   // Bound right after the lock, so a command that finds the lock finds the socket too; its calls
   // wait until the store is open.
   let opened: { resolve: (store: Store) => void; reject: (error: unknown) => void } | undefined;
   const opening = new Promise<Store>((resolve, reject) => (opened = { resolve, reject }));
   opening.catch(() => {});
+  let handOver: (() => Promise<void>) | undefined;
+  const onHandOver = options.onHandOver;
   const server =
-    options.serveLocally === undefined ? undefined : serveStoreLocally(options.serveLocally, opening);
+    options.serveLocally === undefined
+      ? undefined
+      : serveStoreLocally(options.serveLocally, opening, {
+          handOver: onHandOver && (() => handOver?.() ?? Promise.resolve()),
+        });
   try {
     const cacheDir = isNew(dataDir) ? options.cacheDir : undefined;
     mkdirSync(dataDir, { recursive: true });
     const store = await openPglite(await startPglite(dataDir, cacheDir), lock, server);
     opened?.resolve(store);
-    return store;
+    if (onHandOver === undefined) return store;
+    const gate = gatedStore(
+      store,
+      () =>
+        new StoreUnavailable(
+          `this process handed the embedded store in ${dataDir} to another whilly process`,
+          {
+            hint: "run the command again: it reaches the store through its new owner",
+          },
+        ),
+    );
+    handOver = async () => {
+      const released = (async () => {
+        await gate.shut();
+        // Stops serving (waiting for the socket's calls under way), closes PGlite, releases the lock.
+        await store.close();
+      })();
+      onHandOver(released);
+      await released;
+    };
+    return gate.store;
   } catch (error) {
     opened?.reject(error);
     await server?.close();
@@ -118,19 +156,22 @@ async function openPglite(
   server: LocalStoreServer | undefined,
 ): Promise<Store> {
   const { client, db } = started;
+  let closing: Promise<void> | undefined;
   return createStore(db, {
     driver: "pglite",
     listenForReady: pgliteReadyListener(client),
     listenForEvents: pgliteReadyListener(client, EVENTS_CHANNEL),
-    close: async () => {
-      try {
-        // Calls under way from other processes finish before the database closes.
-        await server?.close();
-        await client.close();
-      } finally {
-        lock?.release();
-      }
-    },
+    // Once: a store handed over is closed already when its user closes it.
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          // Calls under way from other processes finish before the database closes.
+          await server?.close();
+          await client.close();
+        } finally {
+          lock?.release();
+        }
+      })()),
   });
 }
 

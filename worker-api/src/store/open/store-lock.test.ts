@@ -45,6 +45,17 @@ describe("acquireStoreLock", () => {
     throw new Error("expected StoreLocked");
   }
 
+  it("records the holder's command and names it to a refused opener", () => {
+    const lock = acquireStoreLock(dataDir, { command: "dashboard" });
+    expect(JSON.parse(readFileSync(lock.path, "utf8"))).toMatchObject({ command: "dashboard" });
+    const error = refusal();
+    expect(error.holder?.command).toBe("dashboard");
+    expect(error.message).toContain(
+      `in use by another whilly process (\`whilly dashboard\`, pid ${process.pid} `,
+    );
+    lock.release();
+  });
+
   it("refuses a second holder while the first lives, naming its pid, the lock file and since when", () => {
     const lock = acquireStoreLock(dataDir);
     const { startedAt } = JSON.parse(readFileSync(lock.path, "utf8"));

@@ -8,7 +8,21 @@ import { StoreLocked } from "@whilly/core";
  * Who holds a lock: written whole into the lock file before it appears. `process` (Linux only) is the
  * holder's boot id and start time, which tell a live holder from another process given its pid later.
  */
-type Owner = { pid: number; hostname: string; startedAt: string; token: string; process?: string };
+type Owner = {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  token: string;
+  process?: string;
+  /** The whilly command holding it (`run`, `dashboard`), named in the error of another opener. */
+  command?: string;
+};
+
+/** Options of {@link acquireStoreLock}. */
+export type StoreLockOptions = {
+  /** The whilly command taking the lock (`run`, `dashboard`): recorded so a refused opener can name it. */
+  readonly command?: string | undefined;
+};
 
 /** A held lock on an embedded data directory. */
 export type StoreLock = {
@@ -41,7 +55,7 @@ export function lockPathFor(dataDir: string): string {
  * on the same volume) can delete it. The lock goes on `release()` and when the process exits normally.
  * @throws {StoreLocked} naming the lock file and its holder (pid, host, since when) while it may live.
  */
-export function acquireStoreLock(dataDir: string): StoreLock {
+export function acquireStoreLock(dataDir: string, options: StoreLockOptions = {}): StoreLock {
   const path = lockPathFor(dataDir);
   mkdirSync(dirname(path), { recursive: true });
   const identity = processIdentity(process.pid);
@@ -51,6 +65,7 @@ export function acquireStoreLock(dataDir: string): StoreLock {
     startedAt: new Date().toISOString(),
     token: randomUUID(),
     ...(identity === undefined ? {} : { process: identity }),
+    ...(options.command === undefined ? {} : { command: options.command }),
   };
   let last: Owner | "unreadable" | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -70,6 +85,7 @@ function locked(dataDir: string, path: string, owner: Owner | undefined): StoreL
     hostname: owner.hostname,
     startedAt: typeof owner.startedAt === "string" ? owner.startedAt : undefined,
     otherHost: owner.hostname !== hostname(),
+    command: typeof owner.command === "string" ? owner.command : undefined,
   };
   return new StoreLocked(resolve(dataDir), path, holder);
 }
