@@ -92,13 +92,14 @@ describe("whilly events on the embedded store", () => {
   });
 });
 
+const tasks = [{ id: "A", status: "pending", priority: "high", description: "a" }];
+
 describe.skipIf(!postgresAvailable())("whilly events on Postgres", () => {
   let database: TestDatabase;
   let store: Store;
   beforeAll(async () => {
     database = await createTestDatabase();
     store = await openPostgresStore(database.url, { max: 2 });
-    const tasks = [{ id: "A", status: "pending", priority: "high", description: "a" }];
     await store.importPlan(parsePlanObject({ project: "pg-ev", tasks }, "test"));
   });
   afterAll(async () => {
@@ -178,6 +179,20 @@ describe.skipIf(!postgresAvailable())("whilly events on Postgres", () => {
       const missing = await runCli(["events", "nope", "--connect", server.url], { cwd, env });
       expect(missing.code).toBe(2);
       expect(missing.err).toMatch(/plan 'nope' not found/);
+
+      // A log longer than one page of the read API (1,000) is printed whole, page after page.
+      await store.importPlan(parsePlanObject({ project: "pg-long", tasks }, "test"));
+      const notes = Array.from({ length: 1_000 }, (_, i) => ({
+        planId: "pg-long",
+        eventType: "note",
+        payload: { i },
+      }));
+      await store.appendEvents(notes);
+      const long = await runCli(["events", "pg-long", "--json", "--connect", server.url], { cwd, env });
+      expect(long.code, long.err).toBe(0);
+      const stored = await store.listEvents("pg-long", { limit: 10_000 });
+      expect(stored.length).toBeGreaterThan(1_000);
+      expect(jsonLines(long.out).map((event) => event.id)).toEqual(stored.map((event) => event.id));
     } finally {
       await server.close(1000);
     }

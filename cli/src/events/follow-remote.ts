@@ -62,7 +62,7 @@ async function listPages(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   for (;;) {
-    const size = Math.min(PAGE, (printer.limit ?? PAGE) - printer.printed);
+    const size = printer.limit === undefined ? PAGE : Math.min(PAGE, printer.limit - printer.printed);
     const response = await request(source, `${events}?after=${printer.after}&limit=${size}`, signal);
     const page = ((await response.json()) as { events: Omit<EventView, "worker_id">[] }).events;
     for (const event of page) if (printer.take(pagedEventView(event))) return;
