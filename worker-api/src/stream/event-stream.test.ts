@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../app/app.js";
 import { inProcessAuth } from "../auth/in-process.js";
@@ -149,6 +150,24 @@ describe("the audit-event stream on PGlite", () => {
     const resumed = await open(a, `/api/v1/plans/${planId}/events/stream`, { "last-event-id": ids[3] ?? "" });
     expect((await resumed.nextEvent())?.id).toBe(String(all[4]?.id));
     await resumed.cancel();
+  });
+
+  it("ends every stream when the host stops, through one listener on its stopping signal", async () => {
+    const stopping = new AbortController();
+    const a = createApp({
+      withStore: (use) => use(store),
+      auth: inProcessAuth,
+      eventFeed: feed,
+      stopping: stopping.signal,
+      settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000, events: config() },
+    });
+    // More streams than Node's ten listeners before a MaxListenersExceededWarning.
+    const streams = await Promise.all(
+      Array.from({ length: 12 }, () => open(a, `/api/v1/plans/${planId}/events/stream`)),
+    );
+    expect(getEventListeners(stopping.signal, "abort")).toHaveLength(1);
+    stopping.abort();
+    for (const sse of streams) expect(await sse.nextEvent()).toBeUndefined();
   });
 
   it("sends a keep-alive comment when idle", async () => {

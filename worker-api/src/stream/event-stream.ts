@@ -1,3 +1,4 @@
+import { onSharedAbort } from "../shared-abort.js";
 import { eventFrame, KEEP_ALIVE_FRAME, truncatedFrame } from "./frames.js";
 import type { EventCursor, EventFeed, SettledEvent } from "./source.js";
 import { SubscriberQueue } from "./subscriber-queue.js";
@@ -57,15 +58,13 @@ export function openEventStream(options: OpenEventStreamOptions): ReadableStream
     if (how === "dropped" || how === "failed") queue.fail(error ?? new Error(`event stream ${how}`));
     else if (how !== "cancelled") queue.close();
   };
-  const onStopping = () => end("stopped");
-  const stopping = options.stopping ?? [];
-  for (const signal of stopping) signal.addEventListener("abort", onStopping, { once: true });
-  if (stopping.some((signal) => signal.aborted)) onStopping();
+  // The host's stopping signal outlives every stream: one shared listener, not one per stream.
+  const unsubscribe = (options.stopping ?? []).map((signal) => onSharedAbort(signal, () => end("stopped")));
   follow(options, queue, stop.signal)
     .then((how) => end(how))
     .catch((error: unknown) => end("failed", error))
     .finally(() => {
-      for (const signal of stopping) signal.removeEventListener("abort", onStopping);
+      for (const off of unsubscribe) off();
     });
   queue.onCancel(() => end("cancelled"));
   return queue.readable;
