@@ -6,11 +6,11 @@ import {
   type PlanRecord,
 } from "@whilly/core";
 import type { Context } from "hono";
+import { onSharedAbort } from "../shared-abort.js";
 import type { PresentedBearer, Store } from "../store/store.js";
 import { asPresentedWorker } from "./caller.js";
 import { clientGoneSignal } from "./client-gone.js";
 import type { AppDeps } from "./deps.js";
-import { onSharedAbort } from "../shared-abort.js";
 
 /** A claim the caller will be told about: the task with its dependencies' work, and its plan. */
 export type Claimed = { readonly task: ClaimedTask; readonly plan: PlanRecord | undefined };
