@@ -192,11 +192,15 @@ module.exports = {
       name: "agent-tests-meet-control-plane-by-entry",
       severity: "error",
       comment:
-        "An agent test may stand up a real control plane, through worker-api's package entry and its store fixtures only; it never reaches worker-api internals, drizzle or the CLI.",
+        "An agent test may stand up a real control plane, through worker-api's package entry, its store fixtures and its loopback server only; it never reaches worker-api internals, drizzle or the CLI.",
       from: { path: "^agent/src/.*\\.test\\.ts$" },
       to: {
         path: ["^worker-api/", "^drizzle/", "^cli/"],
-        pathNot: ["^worker-api/src/index\\.ts$", "^worker-api/src/store/testing/"],
+        pathNot: [
+          "^worker-api/src/index\\.ts$",
+          "^worker-api/src/store/testing/",
+          "^worker-api/src/app/testing/serve-loopback\\.ts$",
+        ],
       },
     },
     {

@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { parsePlanObject } from "@whilly/core";
 import { createApp, createTokenAuth, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveOnLoopback } from "../../../worker-api/src/app/testing/serve-loopback.js";
 import { openPgliteFixture, type StoreFixture } from "../../../worker-api/src/store/testing/fixtures.js";
 import type { AgentAttempt } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
@@ -43,13 +42,9 @@ beforeAll(async () => {
     // Claims answer at once: the worker's idle polls below need no long-poll wait.
     settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
-  await new Promise<void>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      url = `http://127.0.0.1:${info.port}`;
-      stopServer = () => new Promise<void>((closed) => server.close(() => closed()));
-      resolve();
-    });
-  });
+  const served = await serveOnLoopback(app);
+  url = served.url;
+  stopServer = served.close;
   const tasks = ["A", "B"].map((id) => ({ id, status: "pending", priority: "high", description: id }));
   await store.importPlan(parsePlanObject({ plan_id: "p", project: "p", tasks }, "test"));
 });

@@ -5,10 +5,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { serve } from "@hono/node-server";
 import { parsePlanObject } from "@whilly/core";
 import { createApp, createTokenAuth, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serveOnLoopback } from "../../../worker-api/src/app/testing/serve-loopback.js";
 import { openPgliteFixture, type StoreFixture } from "../../../worker-api/src/store/testing/fixtures.js";
 import type { AgentAttempt } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
@@ -51,13 +51,9 @@ beforeAll(async () => {
     auth: createTokenAuth({ bootstrapToken: BOOTSTRAP }),
     settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
-  await new Promise<void>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      url = `http://127.0.0.1:${info.port}`;
-      stopServer = () => new Promise<void>((done) => server.close(() => done()));
-      resolve();
-    });
-  });
+  const served = await serveOnLoopback(app);
+  url = served.url;
+  stopServer = served.close;
 });
 afterAll(async () => {
   await stopServer?.();

@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { parsePlanObject } from "@whilly/core";
 import { createApp, createTokenAuth, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serveOnLoopback } from "../../../worker-api/src/app/testing/serve-loopback.js";
 import { openPgliteFixture, type StoreFixture } from "../../../worker-api/src/store/testing/fixtures.js";
 import type { AgentAttempt, RunAttempt } from "../worker/types.js";
 import type { WorkerIo } from "./io.js";
@@ -46,13 +45,9 @@ beforeAll(async () => {
     auth: createTokenAuth({ bootstrapToken: BOOTSTRAP }),
     settings: { leaseMs: 60_000, claimWaitMs: 50, claimRecheckMs: 1000 },
   });
-  await new Promise<void>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      url = `http://127.0.0.1:${info.port}`;
-      stopServer = () => new Promise<void>((closed) => server.close(() => closed()));
-      resolve();
-    });
-  });
+  const served = await serveOnLoopback(app);
+  url = served.url;
+  stopServer = served.close;
 });
 afterAll(async () => {
   await stopServer?.();

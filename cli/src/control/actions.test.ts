@@ -1,10 +1,9 @@
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { ConfigurationError, TaskNotFound, VersionConflict } from "@whilly/core";
 import { createApp, createTokenAuth, openEmbeddedStore, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { baseEnv, makeRepo, makeStoreTemplate, removeAll, runCli } from "../../../test/support/cli.js";
+import { serveOnLoopback } from "../../../worker-api/src/app/testing/serve-loopback.js";
 import { plan, task } from "../../../worker-api/src/store/contract/helpers.contract.js";
 import { openPgliteFixture, type StoreFixture } from "../../../worker-api/src/store/testing/fixtures.js";
 import { remoteControlActions } from "./actions.js";
@@ -69,14 +68,7 @@ describe("the operator actions over HTTP", () => {
       auth: createTokenAuth({ bootstrapToken: BOOTSTRAP, adminToken: ADMIN }),
       settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
     });
-    server = await new Promise((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-        resolve({
-          url: `http://127.0.0.1:${info.port}`,
-          close: () => new Promise<void>((done) => s.close(() => done())),
-        });
-      });
-    });
+    server = await serveOnLoopback(app);
     cwd = makeRepo();
   });
   afterAll(async () => {

@@ -1,10 +1,9 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { parsePlanObject } from "@whilly/core";
 import { createApp, createTokenAuth, openPostgresStore, type Store } from "@whilly/worker-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { baseEnv, removeAll, runCli, scratchDir } from "../../../../test/support/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../../../test/support/db.js";
+import { serveOnLoopback } from "../../../../worker-api/src/app/testing/serve-loopback.js";
 import { openPgliteFixture, type StoreFixture } from "../../../../worker-api/src/store/testing/fixtures.js";
 
 const BOOTSTRAP = "cli-test-bootstrap-token";
@@ -16,14 +15,7 @@ async function startServer(store: () => Store): Promise<{ url: string; close(): 
     auth: createTokenAuth({ bootstrapToken: BOOTSTRAP }),
     settings: { leaseMs: 60_000, claimWaitMs: 0, claimRecheckMs: 1000 },
   });
-  return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
-  });
+  return serveOnLoopback(app);
 }
 
 /** Claims a task of plan `p` over HTTP with `token`, as whilly-worker would. */
