@@ -241,8 +241,11 @@ describe("whilly forge intake", () => {
     const { env, gh } = forgeEnv(fake, github());
     const from = fake.requests().length;
     const run = spawnBin(["forge", "intake", REF], { cwd: repo, env });
-    await waitFor("the plan request", () =>
-      agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined,
+    // Claude Code starts before the plan request: seconds on a loaded machine.
+    await waitFor(
+      "the plan request",
+      () => (agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined),
+      45_000,
     );
     run.child.kill("SIGINT");
     const result = await run.done;

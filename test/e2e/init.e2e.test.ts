@@ -200,8 +200,11 @@ describe("whilly init interrupted", () => {
       cwd: repo,
       env: initEnv(fake).env,
     });
-    await waitFor("the plan request", () =>
-      agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined,
+    // Two Claude Code starts (the PRD's, then the plan's) come first: seconds each on a loaded machine.
+    await waitFor(
+      "the plan request",
+      () => (agentRequestsSince(fake, from).some((r) => r.script === "generate:plan") ? true : undefined),
+      45_000,
     );
     run.child.kill("SIGINT");
     const result = await run.done;
