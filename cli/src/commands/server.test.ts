@@ -55,7 +55,7 @@ async function startServer(cwd: string, env: Record<string, string | undefined>,
   const url = await waitFor(
     "the server's URL on stdout",
     () => /^(http:\/\/\S+)\n/m.exec(proc.out())?.[1],
-    30_000,
+    50_000,
   );
   return { proc, url };
 }
