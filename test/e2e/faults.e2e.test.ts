@@ -116,7 +116,7 @@ describe("whilly run as a process", () => {
       expect(run.out).toBe("");
       const [error, hint, rest] = run.err.split("\n");
       expect(error).toContain(
-        `error: the embedded store at ${store} is in use by another whilly process (pid ${first.child.pid} on host '${hostname()}' (this one), since `,
+        `error: the embedded store at ${store} is in use by another whilly process (\`whilly run\`, pid ${first.child.pid} on host '${hostname()}' (this one), since `,
       );
       expect(error).toContain(`; lock file ${store}.lock)`);
       expect(hint).toBe(
