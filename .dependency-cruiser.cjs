@@ -11,6 +11,21 @@ const WORKSPACE_TESTS = "^(core|agent|cli|worker-api|drizzle)/src/.*\\.(test|con
 module.exports = {
   forbidden: [
     {
+      name: "web-stands-alone",
+      severity: "error",
+      comment:
+        "web/ is the browser's bundle: it speaks to the control plane over HTTP only, so it imports no workspace (they carry Node and server code) and of npm only Preact; no workspace imports it.",
+      from: { path: "^web/src" },
+      to: { pathNot: ["^web/src", "^node_modules/preact/"] },
+    },
+    {
+      name: "nothing-imports-web",
+      severity: "error",
+      comment: "The web bundle is served as files (web/dist), never imported by server or CLI code.",
+      from: { pathNot: "^web/" },
+      to: { path: "^web/src" },
+    },
+    {
       name: "core-is-pure",
       severity: "error",
       comment:
