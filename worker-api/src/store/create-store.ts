@@ -33,6 +33,7 @@ import { pauseWorkers, readWorkersPause, resumeWorkers } from "./workers/pause.j
 import {
   createReadToken,
   findReadTokenByHash,
+  findReadTokenById,
   listReadTokens,
   revokeReadToken,
 } from "./workers/read-tokens.js";
@@ -144,6 +145,7 @@ export function createStore(
     revokeWorker: write(revokeWorker),
     createReadToken: read(createReadToken),
     findReadTokenByHash: read(findReadTokenByHash),
+    findReadTokenById: read(findReadTokenById),
     listReadTokens: read(listReadTokens),
     revokeReadToken: write(revokeReadToken),
     readMetrics: read(readMetrics),

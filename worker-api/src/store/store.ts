@@ -128,6 +128,12 @@ export interface Store extends TaskStore {
   /** @returns the live read token with this SHA-256 hex, or `undefined` (unknown or revoked). */
   findReadTokenByHash(tokenHash: string): Promise<ReadTokenRecord | undefined>;
 
+  /**
+   * @returns the live read token with this id, or `undefined` (unknown or revoked): a browser session
+   * opened with a read token checks it on every request.
+   */
+  findReadTokenById(id: string): Promise<ReadTokenRecord | undefined>;
+
   /** Every read token, revoked ones included, oldest first. */
   listReadTokens(): Promise<ReadTokenRecord[]>;
 

@@ -52,6 +52,7 @@ export const STORE_METHODS: { readonly [K in keyof Required<Store>]-?: MethodKin
   hasReadyForOthers: "call",
   createReadToken: "call",
   findReadTokenByHash: "call",
+  findReadTokenById: "call",
   listReadTokens: "call",
   revokeReadToken: "call",
   touchWorker: "call",
