@@ -10,6 +10,7 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator-actions.js";
 import { planRoutes } from "./routes/plans.js";
 import { sessionRoutes } from "./routes/session.js";
+import { taskDetailRoutes } from "./routes/task-detail.js";
 import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps) {
     .route("/api/v1", operatorRoutes(deps))
     .route("/api/v1/session", sessionRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
+    .route("/api/v1/plans", taskDetailRoutes(deps))
     .route("/api/v1/events", eventRoutes(deps))
     .route("/api/v1/workers", workerReadRoutes(deps))
     .route("/openapi.json", openApiRoutes());

@@ -65,7 +65,8 @@ export async function authenticateReadRequest(
 ): Promise<void> {
   const authorization = c.req.header("authorization");
   const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
-  const cookie = acceptSession && readOnly && authorization === undefined ? getCookie(c, SESSION_COOKIE) : undefined;
+  const cookie =
+    acceptSession && readOnly && authorization === undefined ? getCookie(c, SESSION_COOKIE) : undefined;
   if (cookie !== undefined && cookie !== "") return deps.auth.authenticateSession(cookie, store);
   return deps.auth.authenticateReader(authorization, store);
 }

@@ -31,7 +31,8 @@ export function sessionAuth(
     key ??= options.signingKey().then(deriveSessionKey);
     return key;
   };
-  const expired = () => new Unauthorized("the session expired or is not valid", { credential: "session", hint: SIGN_IN_AGAIN });
+  const expired = () =>
+    new Unauthorized("the session expired or is not valid", { credential: "session", hint: SIGN_IN_AGAIN });
   return {
     async openSession(authorization, store) {
       const token = readBearer(authorization, "reader");
@@ -42,10 +43,13 @@ export function sessionAuth(
       if (readToken !== undefined) {
         return mintSession(await sessionKey(), { role: "read", readTokenId: readToken.id }, options.ttlMs);
       }
-      throw new Unauthorized("invalid token: a session opens with the admin token or a live read-only token", {
-        credential: "reader",
-        hint: "use the control plane's WHILLY_ADMIN_TOKEN or a live token from `whilly token create --read-only` (whilly token list)",
-      });
+      throw new Unauthorized(
+        "invalid token: a session opens with the admin token or a live read-only token",
+        {
+          credential: "reader",
+          hint: "use the control plane's WHILLY_ADMIN_TOKEN or a live token from `whilly token create --read-only` (whilly token list)",
+        },
+      );
     },
 
     async openAdminSession() {

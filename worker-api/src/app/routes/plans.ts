@@ -100,7 +100,9 @@ function queryInteger(
 }
 
 /** A task's `waiting_for` in the read API: `null` when it does not wait for a capability. */
-function waitingForPayload(waiting: WaitingFor | undefined): { agent?: string; tags: string[] } | null {
+export function waitingForPayload(
+  waiting: WaitingFor | undefined,
+): { agent?: string; tags: string[] } | null {
   if (waiting === undefined) return null;
   return { ...(waiting.agent === undefined ? {} : { agent: waiting.agent }), tags: [...waiting.tags] };
 }

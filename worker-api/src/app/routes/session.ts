@@ -39,7 +39,8 @@ export function sessionRoutes(deps: AppDeps) {
     .post("/redeem", async (c) => {
       const signIn = deps.signIn;
       if (signIn === undefined) {
-        const detail = "this control plane issues no sign-in codes; sign in with a token (POST /api/v1/session)";
+        const detail =
+          "this control plane issues no sign-in codes; sign in with a token (POST /api/v1/session)";
         return c.json({ error_code: "not_found", detail, task_id: null }, 404);
       }
       const { code } = await readBody(c, redeemSchema);

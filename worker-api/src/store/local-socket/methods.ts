@@ -28,6 +28,7 @@ export const STORE_METHODS: { readonly [K in keyof Required<Store>]-?: MethodKin
   listWaiting: "call",
   listBlocked: "call",
   listEvents: "call",
+  listTaskEvents: "call",
   appendEvent: "call",
   skipTask: "call",
   resetPlan: "call",
