@@ -32,7 +32,10 @@ export function sessionAuth(
     return key;
   };
   const expired = () =>
-    new Unauthorized("the session expired or is not valid", { credential: "session", hint: SIGN_IN_AGAIN });
+    new Unauthorized("the session expired or is not valid; sign in again", {
+      credential: "session",
+      hint: SIGN_IN_AGAIN,
+    });
   return {
     async openSession(authorization, store) {
       const token = readBearer(authorization, "reader");
@@ -66,7 +69,7 @@ export function sessionAuth(
         return;
       }
       if (session.readTokenId === undefined || !(await store.findReadTokenById(session.readTokenId))) {
-        throw new Unauthorized("the session's read token was revoked", {
+        throw new Unauthorized("the session's read token was revoked; sign in again with a live token", {
           credential: "session",
           hint: `${SIGN_IN_AGAIN} with a live token (whilly token list)`,
         });

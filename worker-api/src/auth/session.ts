@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT } from "jose";
-import type { Session, SessionRole } from "../ports/auth.js";
+import type { OpenedSession, Session, SessionRole } from "../ports/auth.js";
 import { utf8 } from "./secrets.js";
 import { TOKEN_ISSUER } from "./worker-token.js";
 
@@ -42,9 +42,10 @@ export async function mintSession(
   session: { role: SessionRole; readTokenId?: string | undefined },
   ttlMs: number,
   now: number = Date.now(),
-): Promise<{ value: string; session: Session }> {
+): Promise<OpenedSession> {
   const issuedAt = Math.floor(now / 1000);
-  const expires = issuedAt + Math.max(1, Math.floor(ttlMs / 1000));
+  const maxAgeS = Math.max(1, Math.floor(ttlMs / 1000));
+  const expires = issuedAt + maxAgeS;
   const claims = session.role === "read" ? { role: "read", rtid: session.readTokenId } : { role: "admin" };
   const value = await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
@@ -53,7 +54,7 @@ export async function mintSession(
     .setIssuedAt(issuedAt)
     .setExpirationTime(expires)
     .sign(key);
-  return { value, session: { ...session, expiresAt: new Date(expires * 1000) } };
+  return { value, session: { ...session, expiresAt: new Date(expires * 1000) }, maxAgeS };
 }
 
 /**

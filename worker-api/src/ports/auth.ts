@@ -35,8 +35,8 @@ export type Session = {
   readonly expiresAt: Date;
 };
 
-/** A new browser session: the cookie's value and what it grants until when. */
-export type OpenedSession = { readonly value: string; readonly session: Session };
+/** A new browser session: the cookie's value, what it grants until when, and its lifetime (whole seconds). */
+export type OpenedSession = { readonly value: string; readonly session: Session; readonly maxAgeS: number };
 
 /** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
 export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };

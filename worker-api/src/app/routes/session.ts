@@ -57,9 +57,11 @@ export function sessionRoutes(deps: AppDeps) {
 }
 
 /** Sets the session cookie; returns the reply's `{role, expires_at}`. */
-function withCookie(c: Context, { value, session }: OpenedSession): { role: string; expires_at: string } {
-  const maxAge = Math.max(0, Math.round((session.expiresAt.getTime() - Date.now()) / 1000));
-  setCookie(c, SESSION_COOKIE, value, { ...cookieOptions(c), maxAge });
+function withCookie(
+  c: Context,
+  { value, session, maxAgeS }: OpenedSession,
+): { role: string; expires_at: string } {
+  setCookie(c, SESSION_COOKIE, value, { ...cookieOptions(c), maxAge: maxAgeS });
   return { role: session.role, expires_at: session.expiresAt.toISOString() };
 }
 
