@@ -1,3 +1,4 @@
+import { redeemResponseSchema } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSignInCodes } from "../../auth/sign-in-codes.js";
 import { createTokenAuth } from "../../auth/token-auth.js";
@@ -40,6 +41,7 @@ describe("POST /api/v1/session/redeem", () => {
     const reply = await openSession(a, undefined, { ...REDEEM, body: { code } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ role: "admin", token: ADMIN, expires_at: expect.any(String) });
+    expect(redeemResponseSchema.safeParse(reply.body).error).toBeUndefined();
     expect(reply.setCookie?.split(/;\s*/)).toEqual(
       expect.arrayContaining(["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=43200"]),
     );

@@ -1,13 +1,10 @@
-import { Unauthorized } from "@whilly/core";
+import { redeemRequestSchema, Unauthorized } from "@whilly/core";
 import { type Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
-import { z } from "zod";
 import { SESSION_COOKIE } from "../../auth/session.js";
 import type { OpenedSession } from "../../ports/index.js";
 import { readBody } from "../body.js";
 import type { AppDeps } from "../deps.js";
-
-const redeemSchema = z.object({ code: z.string().min(1).max(200) });
 
 /**
  * Browser sessions, under `/api/v1/session` (docs/protocol.md#browser-sessions). A browser's
@@ -43,7 +40,7 @@ export function sessionRoutes(deps: AppDeps) {
           "this control plane issues no sign-in codes; sign in with a token (POST /api/v1/session)";
         return c.json({ error_code: "not_found", detail, task_id: null }, 404);
       }
-      const { code } = await readBody(c, redeemSchema);
+      const { code } = await readBody(c, redeemRequestSchema);
       if (!signIn.codes.redeem(code)) {
         throw new Unauthorized("the sign-in code is wrong, used or expired", {
           credential: "sign_in_code",

@@ -1,4 +1,4 @@
-import { parsePlanObject } from "@whilly/core";
+import { parsePlanObject, taskDetailResponseSchema } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -97,6 +97,7 @@ describe("GET /api/v1/plans/{plan}/tasks/{task}", () => {
 
     const { status, body } = await detail();
     expect(status).toBe(200);
+    expect(taskDetailResponseSchema.safeParse(body).error).toBeUndefined();
     expect(body.task).toMatchObject({
       status: "DONE",
       branch: BRANCH,
