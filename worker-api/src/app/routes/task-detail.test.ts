@@ -2,7 +2,7 @@ import { parsePlanObject, taskDetailResponseSchema } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
-import { routeHarness } from "../testing/route-harness.js";
+import { type RouteReply, routeHarness } from "../testing/route-harness.js";
 
 // `GET /api/v1/plans/{plan}/tasks/{task}`: the task page's task, attempts and history in one read.
 
@@ -46,7 +46,7 @@ async function claimStarted(): Promise<number> {
 const finish = (action: string, body: Record<string, unknown>) =>
   post(`/tasks/A/${action}`, { worker_id: "w1", plan_id: "p", ...body }, target);
 
-async function detail(path = "/api/v1/plans/p/tasks/A") {
+async function detail(path = "/api/v1/plans/p/tasks/A"): Promise<RouteReply> {
   const response = await target.request(path);
   return { status: response.status, body: await response.json() };
 }
