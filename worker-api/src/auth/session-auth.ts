@@ -2,7 +2,7 @@ import { Unauthorized } from "@whilly/core";
 import type { AuthPort } from "../ports/auth.js";
 import { readBearer } from "./bearer.js";
 import { sameSecret, sha256Hex } from "./secrets.js";
-import { deriveSessionKey, mintSession, verifySession } from "./session.js";
+import { adminTokenTag, deriveSessionKey, mintSession, verifySession } from "./session.js";
 
 /** What {@link sessionAuth} needs of the token auth it completes. */
 export type SessionAuthOptions = {
@@ -26,6 +26,15 @@ const SIGN_IN_AGAIN =
 export function sessionAuth(
   options: SessionAuthOptions,
 ): Pick<AuthPort, "openSession" | "openAdminSession" | "authenticateSession"> {
+  // Lazily, as the key: Workers allow no crypto outside a request.
+  let tag: Promise<string> | undefined;
+  const adminTag = () => {
+    if (options.adminToken === undefined) return undefined;
+    tag ??= adminTokenTag(options.adminToken);
+    return tag;
+  };
+  const adminSession = async () =>
+    mintSession(await sessionKey(), { role: "admin", adminTag: await adminTag() }, options.ttlMs);
   let key: Promise<Uint8Array> | undefined;
   const sessionKey = () => {
     key ??= options.signingKey().then(deriveSessionKey);
@@ -40,7 +49,7 @@ export function sessionAuth(
     async openSession(authorization, store) {
       const token = readBearer(authorization, "reader");
       if (options.adminToken !== undefined && (await sameSecret(token, options.adminToken))) {
-        return mintSession(await sessionKey(), { role: "admin" }, options.ttlMs);
+        return adminSession();
       }
       const readToken = await store.findReadTokenByHash(await sha256Hex(token));
       if (readToken !== undefined) {
@@ -55,17 +64,16 @@ export function sessionAuth(
       );
     },
 
-    async openAdminSession() {
-      return mintSession(await sessionKey(), { role: "admin" }, options.ttlMs);
-    },
+    openAdminSession: adminSession,
 
     async authenticateSession(value, store) {
       if (options.publicRead) return;
       const session = await verifySession(await sessionKey(), value);
       if (session === undefined) throw expired();
       if (session.role === "admin") {
-        // The admin token was removed since: its sessions go with it.
-        if (options.adminToken === undefined) throw expired();
+        // The admin token was removed or rotated since: its sessions go with it.
+        const current = await adminTag();
+        if (current === undefined || session.adminTag !== current) throw expired();
         return;
       }
       if (session.readTokenId === undefined || !(await store.findReadTokenById(session.readTokenId))) {

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { OpenedSession, Session, SessionRole } from "../ports/auth.js";
-import { utf8 } from "./secrets.js";
+import { sha256Hex, utf8 } from "./secrets.js";
 import { TOKEN_ISSUER } from "./worker-token.js";
 
 /** The cookie that carries a browser's session (docs/protocol.md#browser-sessions). */
@@ -32,21 +32,28 @@ export async function deriveSessionKey(signingKey: Uint8Array): Promise<Uint8Arr
   return new Uint8Array(bits);
 }
 
+/** A session as its cookie holds it: {@link Session} plus, for role `admin`, the admin token's tag. */
+export type SessionClaims = Session & { readonly adminTag?: string | undefined };
+
 /**
  * A session cookie's value: a compact JWS (HS256) with `role`, `rtid` (the read token's id, role
- * `read` only), `iss` `whilly`, `aud` `whilly-session`, `iat` and `exp` (seconds).
+ * `read` only), `atag` (role `admin`: see `adminTokenTag`), `iss` `whilly`, `aud` `whilly-session`,
+ * `iat` and `exp` (seconds).
  * @param ttlMs how long it is honoured (whole seconds are kept; at least one).
  */
 export async function mintSession(
   key: Uint8Array,
-  session: { role: SessionRole; readTokenId?: string | undefined },
+  session: { role: SessionRole; readTokenId?: string | undefined; adminTag?: string | undefined },
   ttlMs: number,
   now: number = Date.now(),
 ): Promise<OpenedSession> {
   const issuedAt = Math.floor(now / 1000);
   const maxAgeS = Math.max(1, Math.floor(ttlMs / 1000));
   const expires = issuedAt + maxAgeS;
-  const claims = session.role === "read" ? { role: "read", rtid: session.readTokenId } : { role: "admin" };
+  const claims =
+    session.role === "read"
+      ? { role: "read", rtid: session.readTokenId }
+      : { role: "admin", atag: session.adminTag };
   const value = await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(TOKEN_ISSUER)
@@ -54,14 +61,16 @@ export async function mintSession(
     .setIssuedAt(issuedAt)
     .setExpirationTime(expires)
     .sign(key);
-  return { value, session: { ...session, expiresAt: new Date(expires * 1000) }, maxAgeS };
+  const opened: Omit<Session, "expiresAt"> =
+    session.role === "read" ? { role: "read", readTokenId: session.readTokenId } : { role: "admin" };
+  return { value, session: { ...opened, expiresAt: new Date(expires * 1000) }, maxAgeS };
 }
 
 /**
  * Checks a session cookie's signature (HS256 only), issuer, audience and expiry.
  * @returns the session, or `undefined` for a forged, expired or malformed value.
  */
-export async function verifySession(key: Uint8Array, value: string): Promise<Session | undefined> {
+export async function verifySession(key: Uint8Array, value: string): Promise<SessionClaims | undefined> {
   try {
     const { payload } = await jwtVerify(value, key, {
       algorithms: ["HS256"],
@@ -70,7 +79,13 @@ export async function verifySession(key: Uint8Array, value: string): Promise<Ses
       requiredClaims: ["exp"],
     });
     const expiresAt = new Date((payload.exp ?? 0) * 1000);
-    if (payload.role === "admin") return { role: "admin", expiresAt };
+    if (payload.role === "admin") {
+      return {
+        role: "admin",
+        expiresAt,
+        ...(typeof payload.atag === "string" ? { adminTag: payload.atag } : {}),
+      };
+    }
     if (payload.role === "read" && typeof payload.rtid === "string" && payload.rtid !== "") {
       return { role: "read", readTokenId: payload.rtid, expiresAt };
     }
@@ -79,4 +94,13 @@ export async function verifySession(key: Uint8Array, value: string): Promise<Ses
     if (error instanceof errors.JOSEError) return undefined;
     throw error;
   }
+}
+
+/**
+ * A tag of the admin token an admin session was opened with (22 hex digits of a labelled SHA-256):
+ * the session is honoured only while the control plane's admin token has the same tag, so rotating
+ * `WHILLY_ADMIN_TOKEN` ends every admin session. The cookie's holder knew the token already.
+ */
+export async function adminTokenTag(adminToken: string): Promise<string> {
+  return (await sha256Hex(`whilly session admin:${adminToken}`)).slice(0, 22);
 }

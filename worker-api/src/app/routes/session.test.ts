@@ -1,7 +1,7 @@
 import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mintReadToken } from "../../auth/read-token.js";
-import { deriveSessionKey, mintSession } from "../../auth/session.js";
+import { adminTokenTag, deriveSessionKey, mintSession } from "../../auth/session.js";
 import { deriveSigningKey } from "../../auth/signing-key.js";
 import { createTokenAuth, type TokenAuthOptions } from "../../auth/token-auth.js";
 import type { Store } from "../../store/store.js";
@@ -178,7 +178,10 @@ describe("the session cookie", () => {
   it("refuses an expired cookie and a tampered one with 401 invalid_session, saying to sign in again", async () => {
     const a = app();
     const key = await deriveSessionKey(await deriveSigningKey({ bootstrapToken: BOOTSTRAP }));
-    const expired = await mintSession(key, { role: "admin" }, 60_000, Date.now() - 120_000);
+    const adminTag = await adminTokenTag(ADMIN);
+    const valid = await mintSession(key, { role: "admin", adminTag }, 60_000);
+    expect((await withCookie(a, "/api/v1/plans", `whilly_session=${valid.value}`)).status).toBe(200);
+    const expired = await mintSession(key, { role: "admin", adminTag }, 60_000, Date.now() - 120_000);
     const { cookie } = await openSession(a, ADMIN);
     const value = cookie?.slice("whilly_session=".length) ?? "";
     const [head, body, signature] = value.split(".");
@@ -198,11 +201,18 @@ describe("the session cookie", () => {
     }
   });
 
-  it("verifies across auth instances with the same configuration, as after a restart, and not with another", async () => {
+  it("verifies across auth instances with the same configuration, as after a restart, and not after a rotation", async () => {
     const { cookie } = await openSession(app(), ADMIN);
     expect((await withCookie(app(), "/api/v1/plans", cookie)).status).toBe(200);
     const otherSecret = app({ signingSecret: "another-signing-secret-of-32-chars!!" });
     expect((await withCookie(otherSecret, "/api/v1/plans", cookie)).status).toBe(401);
+    // Rotating or removing the admin token ends its sessions; read sessions do not depend on it.
+    const { token } = await readToken();
+    const read = await openSession(app(), token);
+    const rotated = app({ adminToken: "rotated-admin-secret-0123456789" });
+    expect((await withCookie(rotated, "/api/v1/plans", cookie)).status).toBe(401);
+    expect((await withCookie(app({ adminToken: undefined }), "/api/v1/plans", cookie)).status).toBe(401);
+    expect((await withCookie(rotated, "/api/v1/plans", read.cookie)).status).toBe(200);
   });
 
   it("is ignored when reads are public: no cookie is needed and a stale one does no harm", async () => {
