@@ -112,6 +112,7 @@ describe("the session cookie", () => {
         expect(reply.status, `${path} with the cookie of ${bearer}`).toBe(200);
       }
       expect((await withCookie(a, "/api/v1/plans/p/tasks", cookie)).body.tasks[0].id).toBe("A");
+      expect((await withCookie(a, "/api/v1/plans/p/tasks", cookie, "HEAD")).status).toBe(200);
     }
     // Without the cookie the same reads are refused.
     expect((await withCookie(a, "/api/v1/plans/p/tasks", undefined)).status).toBe(401);
