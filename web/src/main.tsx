@@ -1,8 +1,6 @@
 import { render } from "preact";
-
-function App() {
-  return <main>whilly</main>;
-}
+import { App } from "./app.js";
+import "./styles.css";
 
 const root = document.getElementById("app");
 if (root) render(<App />, root);
