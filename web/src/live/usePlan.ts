@@ -38,7 +38,6 @@ export function usePlan(planId: string): LivePlan {
   };
   const refreshPlan = useThrottled(loadPlan, 1000);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: one load per plan; the page is keyed by it
   useEffect(() => {
     loadAll();
     return () => cancelAnimationFrame(frame.current);

@@ -15,7 +15,6 @@ const GAP_Y = 44;
  */
 export function DepGraph({ planId, tasks }: { planId: string; tasks: Task[] }) {
   const shape = tasks.map((t) => `${t.id}\u0000${t.dependencies.join("\u0000")}`).join("\u0001");
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the layout depends on the shape only
   const layout = useMemo(() => {
     const { nodes, layers } = layer(tasks);
     const at = new Map(nodes.map((n) => [n.id, { x: n.slot * (W + GAP_X), y: n.layer * (H + GAP_Y) }]));

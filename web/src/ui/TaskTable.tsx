@@ -45,42 +45,39 @@ export function TaskTable({ planId, tasks, now, sort, onSort }: Props) {
     return () => removeEventListener("resize", measure);
   }, []);
   const win = rowWindow(view.top, view.height, ROW_HEIGHT, tasks.length);
+  const below = (tasks.length - win.end) * ROW_HEIGHT;
   return (
-    <div
-      class="table"
-      role="table"
-      aria-label="tasks"
-      aria-rowcount={tasks.length + 1}
-      data-testid="task-table"
-    >
-      <div class="row head" role="row">
-        {COLUMNS.map((c) => (
-          <span key={c.label} class={c.cls} role="columnheader" aria-sort={ariaSort(c.key, sort)}>
-            {c.key ? (
-              <button
-                type="button"
-                class="link"
-                onClick={() => onSort(c.key as SortKey)}
-                data-testid={`sort-${c.key}`}
-              >
-                {c.label}
-                {sort.key === c.key ? (sort.desc ? " ↓" : " ↑") : ""}
-              </button>
-            ) : (
-              c.label
-            )}
-          </span>
-        ))}
-      </div>
-      <div class="rows" ref={scroller} onScroll={measure} data-testid="task-scroller">
-        <div style={{ height: `${tasks.length * ROW_HEIGHT}px`, position: "relative" }}>
-          <div style={{ transform: `translateY(${win.top}px)` }}>
-            {tasks.slice(win.start, win.end).map((t, i) => (
-              <TaskRow key={t.id} planId={planId} task={t} now={now} index={win.start + i} />
+    <div class="rows" ref={scroller} onScroll={measure} data-testid="task-scroller">
+      <table class="tasks" aria-rowcount={tasks.length + 1} data-testid="task-table">
+        <thead>
+          <tr>
+            {COLUMNS.map((c) => (
+              <th key={c.label} class={c.cls} scope="col" aria-sort={ariaSort(c.key, sort)}>
+                {c.key ? (
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => onSort(c.key as SortKey)}
+                    data-testid={`sort-${c.key}`}
+                  >
+                    {c.label}
+                    {sort.key === c.key ? (sort.desc ? " ↓" : " ↑") : ""}
+                  </button>
+                ) : (
+                  c.label
+                )}
+              </th>
             ))}
-          </div>
-        </div>
-      </div>
+          </tr>
+        </thead>
+        <tbody>
+          {win.top > 0 && <tr class="spacer" style={{ height: `${win.top}px` }} />}
+          {tasks.slice(win.start, win.end).map((t, i) => (
+            <TaskRow key={t.id} planId={planId} task={t} now={now} index={win.start + i} />
+          ))}
+          {below > 0 && <tr class="spacer" style={{ height: `${below}px` }} />}
+        </tbody>
+      </table>
     </div>
   );
 }
@@ -94,42 +91,29 @@ function TaskRow({ planId, task, now, index }: { planId: string; task: Task; now
   const ms = elapsed(task, now);
   const max = task.max_attempts === undefined ? "" : `/${task.max_attempts}`;
   return (
-    <div
-      class="row"
-      role="row"
-      aria-rowindex={index + 2}
-      data-testid="task-row"
-      data-task-id={task.id}
-      data-status={task.status}
-    >
-      <span class="c-id" role="cell">
+    <tr aria-rowindex={index + 2} data-testid="task-row" data-task-id={task.id} data-status={task.status}>
+      <td class="c-id">
         <a href={taskHref(planId, task.id)} title={task.description}>
           {task.id}
         </a>
         <span class="desc muted">{task.description}</span>
-      </span>
-      <span class="c-status" role="cell">
+      </td>
+      <td class="c-status">
         <StatusPill status={task.status} />
-      </span>
-      <span class="c-prio" role="cell">
-        {task.priority}
-      </span>
-      <span class="c-worker" role="cell" title={task.claimed_by ?? ""}>
+      </td>
+      <td class="c-prio">{task.priority}</td>
+      <td class="c-worker" title={task.claimed_by ?? ""}>
         {task.claimed_by ?? ""}
-      </span>
-      <span class="c-tries" role="cell">
+      </td>
+      <td class="c-tries">
         {task.attempts}
         {max}
-      </span>
-      <span class="c-elapsed" role="cell">
-        {ms === null ? "" : duration(ms)}
-      </span>
-      <span class="c-cost" role="cell">
-        {Number(task.spent_usd) > 0 ? usd(task.spent_usd) : ""}
-      </span>
-      <span class="c-step muted" role="cell" data-testid="task-step">
+      </td>
+      <td class="c-elapsed">{ms === null ? "" : duration(ms)}</td>
+      <td class="c-cost">{Number(task.spent_usd) > 0 ? usd(task.spent_usd) : ""}</td>
+      <td class="c-step muted" data-testid="task-step">
         {step(task)}
-      </span>
-    </div>
+      </td>
+    </tr>
   );
 }
