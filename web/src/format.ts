@@ -8,10 +8,10 @@ export function usd(value: string | null | undefined): string {
   return `$${n !== 0 && Math.abs(n) < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 }
 
-/** A duration in ms as `850ms`, `42s`, `3m 05s` or `2h 04m`. */
+/** A duration in ms as `<1s`, `42s`, `3m 05s` or `2h 04m`. */
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 1000) return "<1s";
   const s = Math.floor(ms / 1000);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);

@@ -9,7 +9,7 @@ export interface Placed {
  * Layers tasks by their longest path of dependencies: a task without dependencies (or whose
  * dependencies are not in the plan) is layer 0, any other one layer below its deepest dependency,
  * so every edge points down. A cycle (a plan the store refused to run anyway) is cut where it closes.
- * Within a layer tasks keep their input order.
+ * Within a layer, tasks sit near the mean position of their dependencies.
  */
 export function layer(tasks: readonly { id: string; dependencies: readonly string[] }[]): {
   nodes: Placed[];
@@ -45,12 +45,32 @@ export function layer(tasks: readonly { id: string; dependencies: readonly strin
     }
     return depth.get(root) ?? 0;
   };
-  const slots: number[] = [];
-  const nodes = tasks.map((t) => {
+  // Each layer in the mean slot of its dependencies (one barycentre pass), which uncrosses most edges.
+  const byLayer: string[][] = [];
+  for (const t of tasks) {
     const l = depth.get(t.id) ?? depthOf(t.id);
-    const slot = slots[l] ?? 0;
-    slots[l] = slot + 1;
-    return { id: t.id, layer: l, slot };
+    const list = byLayer[l] ?? [];
+    list.push(t.id);
+    byLayer[l] = list;
+  }
+  const slot = new Map<string, number>();
+  const nodes: Placed[] = [];
+  byLayer.forEach((ids, l) => {
+    const key = (id: string) => {
+      const placed = (deps.get(id) ?? []).map((d) => slot.get(d)).filter((s) => s !== undefined);
+      return placed.length === 0 ? 0 : placed.reduce((a, b) => a + b, 0) / placed.length;
+    };
+    const order =
+      l === 0
+        ? ids
+        : ids
+            .map((id) => ({ id, k: key(id) }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.id);
+    order.forEach((id, i) => {
+      slot.set(id, i);
+      nodes.push({ id, layer: l, slot: i });
+    });
   });
-  return { nodes, layers: slots.length };
+  return { nodes, layers: byLayer.length };
 }
