@@ -22,7 +22,8 @@ export function path(...segments: string[]): string {
  */
 export async function api<T>(route: string, opts: Options = {}): Promise<T> {
   const res = await send(route, opts);
-  if (res.status === 401 && !opts.noRetry && session.token() && (await session.renew())) {
+  // An action's 401 is about its bearer, which signing in again with the same token cannot mend.
+  if (res.status === 401 && !opts.bearer && !opts.noRetry && session.token() && (await session.renew())) {
     return parse<T>(await send(route, opts));
   }
   return parse<T>(res);

@@ -9,13 +9,18 @@ export function Json({ value, testid }: { value: unknown; testid?: string }) {
         {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
           <div key={k}>
             <dt>{k}</dt>
-            <dd>{typeof v === "string" && !v.includes("\n") ? v : <pre>{text(v)}</pre>}</dd>
+            <dd>{inline(v) ? String(v) : <pre>{text(v)}</pre>}</dd>
           </div>
         ))}
       </dl>
     );
   }
   return <pre data-testid={testid}>{text(value)}</pre>;
+}
+
+/** A short scalar shown on its line; multi-line text and objects get a block. */
+function inline(v: unknown): boolean {
+  return v === null || (typeof v !== "object" && !(typeof v === "string" && v.includes("\n")));
 }
 
 function text(v: unknown): string {

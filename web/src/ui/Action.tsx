@@ -23,15 +23,18 @@ interface Props {
  */
 export function Action({ label, testid, question, effect, disabledReason, danger, run }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined);
+  // Only the open action's dialog is in the page, so `confirm-yes` names one button.
   useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
+    if (open) dialog.current?.showModal();
   }, [open]);
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
   const confirm = async () => {
     setBusy(true);
     try {
@@ -41,12 +44,13 @@ export function Action({ label, testid, question, effect, disabledReason, danger
       setResult({ ok: false, text: `${label} failed: ${messageOf(err)}` });
     } finally {
       setBusy(false);
-      setOpen(false);
+      close();
     }
   };
   return (
     <span class="action">
       <button
+        ref={button}
         type="button"
         class={danger ? "danger" : ""}
         disabled={disabledReason !== undefined || busy}
@@ -74,29 +78,26 @@ export function Action({ label, testid, question, effect, disabledReason, danger
           {result.text}
         </span>
       )}
-      <dialog
-        ref={dialog}
-        onClose={() => setOpen(false)}
-        data-testid="confirm-dialog"
-        aria-labelledby={`${testid}-q`}
-      >
-        <h2 id={`${testid}-q`}>{question}</h2>
-        <p>{effect}</p>
-        <div class="buttons">
-          <button type="button" class="secondary" onClick={() => setOpen(false)} data-testid="confirm-no">
-            Cancel
-          </button>
-          <button
-            type="button"
-            class={danger ? "danger" : ""}
-            disabled={busy}
-            onClick={confirm}
-            data-testid="confirm-yes"
-          >
-            {label}
-          </button>
-        </div>
-      </dialog>
+      {open && (
+        <dialog ref={dialog} onClose={close} data-testid="confirm-dialog" aria-labelledby={`${testid}-q`}>
+          <h2 id={`${testid}-q`}>{question}</h2>
+          <p>{effect}</p>
+          <div class="buttons">
+            <button type="button" class="secondary" onClick={close} data-testid="confirm-no">
+              Cancel
+            </button>
+            <button
+              type="button"
+              class={danger ? "danger" : ""}
+              disabled={busy}
+              onClick={confirm}
+              data-testid="confirm-yes"
+            >
+              {label}
+            </button>
+          </div>
+        </dialog>
+      )}
     </span>
   );
 }
