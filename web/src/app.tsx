@@ -26,17 +26,26 @@ export function App() {
   const [starting, setStarting] = useState(true);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   useEffect(() => {
-    const code = signInCode();
-    if (code !== undefined) {
+    const redeem = (code: string) => {
       // The code is spent on first use: take it out of the URL and the history before anything else.
       history.replaceState(null, "", `${location.pathname}${location.search}#/`);
-      session
+      setStarting(true);
+      setNotice(undefined);
+      return session
         .redeem(code)
         .catch((err) => setNotice(`The sign-in link did not work: ${messageOf(err)}`))
         .finally(() => setStarting(false));
-    } else {
-      session.renew().finally(() => setStarting(false));
-    }
+    };
+    const code = signInCode();
+    if (code !== undefined) redeem(code);
+    else session.renew().finally(() => setStarting(false));
+    // A link pasted into a tab that is already open arrives as a hash change.
+    const onHash = () => {
+      const next = signInCode();
+      if (next !== undefined) redeem(next);
+    };
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
   }, []);
   if (starting) return <p class="muted pad">Signing in…</p>;
   if (!who) return <SignInPage notice={notice} />;
