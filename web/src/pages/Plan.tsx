@@ -15,15 +15,15 @@ const GRAPH_OPEN_UP_TO = 150;
 /** A plan: its progress, its tasks as a live virtual table, and its dependency graph. */
 export function PlanPage({ planId }: { planId: string }) {
   const { plan, tasks, error } = usePlan(planId);
-  const now = useNow();
   const [status, setStatus] = useState("");
   const [text, setText] = useState("");
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: "id", desc: false });
+  // Only an order by elapsed time follows the clock; the table ticks its own elapsed cells.
+  const now = useNow(sort.key === "elapsed" ? 1000 : 0);
   const [graph, setGraph] = useState<boolean | null>(null);
   const shown = useMemo(
     () => (tasks ? sortTasks(filterTasks(tasks, status, text), sort.key, sort.desc, now) : []),
-    // Sorting by elapsed follows the clock; other orders need not re-sort every second.
-    [tasks, status, text, sort, sort.key === "elapsed" ? now : 0],
+    [tasks, status, text, sort, now],
   );
   if (!plan || !tasks) return <Loading error={error} what={`plan '${planId}'`} />;
   const counts = countStatuses(tasks);
@@ -81,7 +81,7 @@ export function PlanPage({ planId }: { planId: string }) {
           {shown.length} of {tasks.length}
         </span>
       </div>
-      <TaskTable planId={planId} tasks={shown} now={now} sort={sort} onSort={onSort} />
+      <TaskTable planId={planId} tasks={shown} sort={sort} onSort={onSort} />
       <h2>
         Dependencies{" "}
         <button

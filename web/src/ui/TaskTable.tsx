@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Task } from "../api/types.js";
 import { duration, usd } from "../format.js";
 import { taskHref } from "../router.js";
+import { useNow } from "./hooks.js";
 import { StatusPill } from "./Status.js";
 import { elapsed, type SortKey, step } from "./task-columns.js";
 import { rowWindow } from "./virtual.js";
@@ -23,7 +24,6 @@ const COLUMNS: { key: SortKey | null; label: string; cls: string }[] = [
 interface Props {
   planId: string;
   tasks: Task[];
-  now: number;
   sort: { key: SortKey; desc: boolean };
   onSort(key: SortKey): void;
 }
@@ -32,7 +32,8 @@ interface Props {
  * The plan's tasks as a virtual table: only the rows in view (plus a few) are in the DOM, each of
  * {@link ROW_HEIGHT}, so a plan of thousands of tasks scrolls and updates as fast as one of ten.
  */
-export function TaskTable({ planId, tasks, now, sort, onSort }: Props) {
+export function TaskTable({ planId, tasks, sort, onSort }: Props) {
+  const now = useNow();
   const scroller = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, height: 600 });
   const measure = () => {

@@ -67,10 +67,11 @@ export function useStream(url: string, onEvent: (e: AuditEvent) => void, onResyn
   );
 }
 
-/** The current time, ticking every `ms`, for ages and elapsed times. */
+/** The current time, ticking every `ms` (never for 0), for ages and elapsed times. */
 export function useNow(ms = 1000): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
+    if (ms <= 0) return;
     const id = setInterval(() => setNow(Date.now()), ms);
     return () => clearInterval(id);
   }, [ms]);
