@@ -4,6 +4,8 @@ import type { AuditEvent, Plan, Task } from "../api/types.js";
 import { useStream, useThrottled } from "../ui/hooks.js";
 import { applyEvent, isTransition } from "./reduce.js";
 
+const STRUCTURAL = new Set(["task.created", "task.updated", "plan.applied"]);
+
 /** A plan's summary and tasks, kept current from the plan's event stream. */
 export interface LivePlan {
   plan: Plan | undefined;
@@ -37,6 +39,7 @@ export function usePlan(planId: string): LivePlan {
     );
   };
   const refreshPlan = useThrottled(loadPlan, 1000);
+  const reloadAll = useThrottled(loadAll, 2000);
 
   useEffect(() => {
     loadAll();
@@ -72,7 +75,8 @@ export function usePlan(planId: string): LivePlan {
         frame.current ||= requestAnimationFrame(flush);
       }
       if (isTransition(event) || event.task_id === null) refreshPlan();
-      if (event.event_type === "task.created") loadAll();
+      // Tasks added or changed by `plan apply`: their fields are not in the events, so fetch them all.
+      if (STRUCTURAL.has(event.event_type)) reloadAll();
     },
     loadAll,
   );
