@@ -23,7 +23,6 @@ function set(next: SessionState | null): void {
  * `POST /api/v1/session` sets.
  */
 export const session = {
-  current: (): SessionState | null => state,
   get: (): SessionState | null => state,
   token: (): string | null => sessionStorage.getItem(KEY),
   subscribe(fn: () => void): () => void {

@@ -57,7 +57,7 @@ export function openStream(url: string, handlers: Handlers): () => void {
       const wait = REOPEN_MS[Math.min(failures++, REOPEN_MS.length - 1)];
       timer = setTimeout(async () => {
         await session.renew();
-        if (!closed && session.current()) connect();
+        if (!closed && session.get()) connect();
       }, wait);
     };
   };
