@@ -1,4 +1,5 @@
 import type { RetryBackoff } from "@whilly/core";
+import type { SignInCodes } from "../auth/sign-in-codes.js";
 import type { DurationHistogram } from "../metrics/histogram.js";
 import type { AuthPort, EventSink, Logger, WorkCoordinator } from "../ports/index.js";
 import type { Store } from "../store/store.js";
@@ -57,4 +58,9 @@ export type AppDeps = {
    * well-known token shapes, in whatever workers send to be kept and in what the read API serves.
    */
   secrets?: readonly string[];
+  /**
+   * One-time sign-in codes and the admin token they stand for (`whilly run --ui` prints a link with a
+   * code); without it `POST /api/v1/session/redeem` redeems nothing.
+   */
+  signIn?: { codes: SignInCodes; adminToken: string };
 };
