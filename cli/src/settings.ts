@@ -40,9 +40,9 @@ const schema = z.object({
   WHILLY_UI_PORT: z
     .string()
     .trim()
-    .regex(/^\d+$/, "digits only")
+    .regex(/^\d+$/, "must be a TCP port from 0 to 65535")
     .transform(Number)
-    .pipe(z.number().max(65_535))
+    .pipe(z.number().max(65_535, "must be a TCP port from 0 to 65535"))
     .optional(),
   NO_COLOR: z.string().optional(),
 });
