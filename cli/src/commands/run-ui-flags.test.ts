@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeStoreTemplate, oneTaskRun, removeAll, withStore } from "../../../test/support/cli.js";
 
@@ -24,5 +25,23 @@ describe("whilly run --ui --port", () => {
       expect(result.err).not.toContain("dashboard:");
     }
     expect(await withStore(repo, (store) => store.getPlan("ui-flags"))).toBeUndefined();
+  });
+
+  it("names --port and WHILLY_UI_PORT when the port is taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const { run } = oneTaskRun(template, "ui-port-taken");
+      const result = await run("--ui", "--port", String(port));
+      expect(result.code, result.err).toBe(2);
+      expect(result.err).toContain(
+        `error: the dashboard's port ${port} is in use (--port or WHILLY_UI_PORT)`,
+      );
+      expect(result.err).toContain("hint: give another --port, or --port 0 for any free one");
+      expect(result.err).not.toContain("dashboard: http");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

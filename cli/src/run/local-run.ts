@@ -148,10 +148,18 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   }
 }
 
-/** Starts the run's dashboard (`--ui`) and says once, on stderr, where to open it. */
+/**
+ * Starts the run's dashboard (`--ui`) and says once, on stderr, where to open it.
+ * @throws {UsageError} when the port is taken, naming `--port` and `WHILLY_UI_PORT`.
+ */
 async function startUi(ctx: CliContext, store: Store, port: number): Promise<RunUi> {
   const { signInTtlMs } = ctx.settings.ui;
-  const ui = await startRunUi({ store, port, signInTtlMs, env: ctx.io.env });
+  const ui = await startRunUi({ store, port, signInTtlMs, env: ctx.io.env }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new UsageError(`the dashboard's port ${port} is in use (--port or WHILLY_UI_PORT)`, {
+      hint: "give another --port, or --port 0 for any free one",
+    });
+  });
   ctx.io.err.write(`dashboard: ${ui.link}\n`);
   return ui;
 }
