@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { kCurrentWorker } from "miniflare";
 import { defineConfig } from "vitest/config";
 
 /** Tests that run the real Codex and Gemini CLIs (with Claude Code) against the project's fakes. */
@@ -56,6 +57,9 @@ export default defineConfig({
             main: "./worker-api/src/cloudflare/entry-workers.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // The Worker as a client reaches it: through the static-assets router first (web/dist),
+              // which `exports.default.fetch` skips.
+              serviceBindings: { ROUTED: kCurrentWorker },
               bindings: {
                 WHILLY_DATABASE_URL: inject("workerdDatabaseUrl") ?? "",
                 WHILLY_NEON_WS_PROXY: inject("neonWsProxy") ?? "",

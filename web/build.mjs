@@ -2,7 +2,7 @@
 // Builds the web dashboard into web/dist: index.html and one hashed script and stylesheet, which the
 // control plane serves at / (Node: worker-api's static handler; Workers: the [assets] of wrangler.toml).
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -39,3 +39,5 @@ const html = readFileSync(join(here, "src/index.html"), "utf8")
   .replace("%SCRIPT%", `/assets/${names.js}`)
   .replace("%STYLE%", names.css ? `<link rel="stylesheet" href="/assets/${names.css}">` : "");
 writeFileSync(join(out, "index.html"), html);
+// Workers Static Assets read their response headers from _headers (the security headers, caching).
+copyFileSync(join(here, "headers"), join(out, "_headers"));

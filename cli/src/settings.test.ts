@@ -20,7 +20,17 @@ describe("CLI settings", () => {
       dashboardRefreshMs: 1000,
       storeSocketWaitMs: 1000,
       storeHandOverWaitMs: 10_000,
+      ui: { port: 0, signInTtlMs: 600_000 },
     });
+  });
+
+  it("reads run --ui's port and sign-in link lifetime, naming a bad port and its range", () => {
+    const ui = parseCliSettings({ WHILLY_UI_PORT: " 8765 ", WHILLY_UI_SIGNIN_TTL: "90s" }).ui;
+    expect(ui).toEqual({ port: 8765, signInTtlMs: 90_000 });
+    for (const port of ["http", "-1", "65536", "80.5"]) {
+      expect(() => parseCliSettings({ WHILLY_UI_PORT: port })).toThrow(/WHILLY_UI_PORT: .*0 to 65535/s);
+    }
+    expect(() => parseCliSettings({ WHILLY_UI_SIGNIN_TTL: "soon" })).toThrow(/WHILLY_UI_SIGNIN_TTL/);
   });
 
   it("reads the failure analysis's settings, naming a bad one among the others", () => {

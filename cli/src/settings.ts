@@ -37,6 +37,13 @@ const databaseUrl = z
 const schema = z.object({
   WHILLY_DATABASE_URL: databaseUrl,
   WHILLY_WORKER_ID: z.string().trim().min(1).max(256).optional(),
+  WHILLY_UI_PORT: z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a TCP port from 0 to 65535")
+    .transform(Number)
+    .pipe(z.number().max(65_535, "must be a TCP port from 0 to 65535"))
+    .optional(),
   NO_COLOR: z.string().optional(),
 });
 
@@ -45,6 +52,7 @@ const HINTS: Readonly<Record<string, string>> = {
   WHILLY_DATABASE_URL:
     "e.g. postgres://user@host:5432/whilly, or unset it to use the embedded store in .whilly/",
   WHILLY_WORKER_ID: "1 to 256 characters, or unset it for local-<hostname>-<pid>",
+  WHILLY_UI_PORT: "a TCP port from 0 to 65535 (0: any free port), or unset it for 0",
 };
 
 /** The CLI's settings, read once from the environment at the entry point. Durations are ms. */
@@ -109,6 +117,16 @@ export type CliSettings = {
    * owner then waits for the new owner's socket (ms). From `WHILLY_STORE_HANDOVER_WAIT` (s), default 10 s.
    */
   readonly storeHandOverWaitMs: number;
+  /** `whilly run --ui` (docs/web-dashboard.md). */
+  readonly ui: {
+    /**
+     * The dashboard's port when `--port` is not given. From `WHILLY_UI_PORT`, default 0: any free port,
+     * since several runs (and a `whilly server` on 8000) may share a machine, and the link is printed.
+     */
+    readonly port: number;
+    /** How long the printed sign-in link stays good (ms). From `WHILLY_UI_SIGNIN_TTL`, default 10 min. */
+    readonly signInTtlMs: number;
+  };
 };
 
 /**
@@ -118,7 +136,7 @@ export type CliSettings = {
  * between "still running" lines of `whilly run`); the retry and limit backoffs `WHILLY_RETRY_BACKOFF`,
  * `WHILLY_RETRY_BACKOFF_MAX`, `WHILLY_LIMIT_BACKOFF`, `WHILLY_LIMIT_BACKOFF_MAX` (`500ms`, `30s`, `10m`;
  * a bare number is seconds); `WHILLY_CACHE_DIR` (a directory, or `off`); `WHILLY_EVENTS_POLL` (seconds,
- * default 1, at most an hour) and `WHILLY_DASHBOARD_REFRESH` (seconds, the same); `WHILLY_STORE_SOCKET_WAIT` (seconds, default 1, at most 60) and `WHILLY_STORE_HANDOVER_WAIT` (seconds, default 10, at most 60). Durations are read as the control
+ * default 1, at most an hour) and `WHILLY_DASHBOARD_REFRESH` (seconds, the same); `WHILLY_STORE_SOCKET_WAIT` (seconds, default 1, at most 60) and `WHILLY_STORE_HANDOVER_WAIT` (seconds, default 10, at most 60); `WHILLY_UI_PORT` (0 to 65535) and `WHILLY_UI_SIGNIN_TTL` (`10m`). Durations are read as the control
  * plane reads its own, so both refuse the same values.
  * @throws {ConfigurationError} naming every bad variable, its allowed range and what was given.
  */
@@ -148,6 +166,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
   const retryBackoffMs = duration("WHILLY_RETRY_BACKOFF", DEFAULT_RETRY_BACKOFF_MS, 0);
   const retryBackoffMaxMs = duration("WHILLY_RETRY_BACKOFF_MAX", DEFAULT_RETRY_BACKOFF_MAX_MS, 0);
   const limitBackoffMs = duration("WHILLY_LIMIT_BACKOFF", DEFAULT_LIMIT_BACKOFF_MS);
+  const signInTtlMs = duration("WHILLY_UI_SIGNIN_TTL", 600_000);
   const limitBackoffMaxMs = duration("WHILLY_LIMIT_BACKOFF_MAX", DEFAULT_LIMIT_BACKOFF_MAX_MS);
   const triz = trizOf(env, problems);
   if (problems.length === 0 && heartbeatIntervalMs >= leaseMs) {
@@ -176,6 +195,7 @@ export function parseCliSettings(env: Readonly<Record<string, string | undefined
     dashboardRefreshMs,
     storeSocketWaitMs,
     storeHandOverWaitMs,
+    ui: { port: s.WHILLY_UI_PORT ?? 0, signInTtlMs },
   };
 }
 

@@ -10,6 +10,8 @@ declare global {
       readonly WHILLY_WORKER_BOOTSTRAP_TOKEN: string;
       readonly WHILLY_ADMIN_TOKEN: string;
       readonly WHILLY_OIDC_AUDIENCE: string;
+      /** The Worker behind its static-assets router, as a client reaches it (vitest.config.ts). */
+      readonly ROUTED: Fetcher;
     }
     interface GlobalProps {
       mainModule: typeof import("../../worker-api/src/cloudflare/entry-workers.js");

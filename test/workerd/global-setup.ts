@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { startNeonWsProxy } from "../../scripts/neon-ws-proxy.mjs";
 import { startTestIssuer } from "../../worker-api/src/auth/testing/oidc-issuer.js";
@@ -21,6 +22,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const issuer = await startTestIssuer();
   project.provide("oidcJwksUrl", issuer.jwksUrl);
   project.provide("oidcPrivateJwk", issuer.privateJwk);
+  // workerd has no file system: the asset test compares what `/` serves with the file built by `npm ci`.
+  project.provide(
+    "webIndexHtml",
+    readFileSync(new URL("../../web/dist/index.html", import.meta.url), "utf8"),
+  );
   const database = await setupDatabase(project).catch(async (error: unknown) => {
     await issuer.close();
     throw error;

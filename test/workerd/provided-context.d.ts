@@ -9,6 +9,8 @@ declare module "vitest" {
     oidcJwksUrl: string;
     /** The private key (JWK) that issuer signs OIDC tokens with. */
     oidcPrivateJwk: import("jose").JWK;
+    /** web/dist/index.html as built, which the Worker's static assets serve at `/`. */
+    webIndexHtml: string;
   }
 }
 

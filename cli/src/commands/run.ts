@@ -109,7 +109,17 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
           type: "string",
           describe: "tags this machine has (gpu,macos): tasks requiring them run here",
         })
-        .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" }),
+        .option("json", { type: "boolean", default: false, describe: "print the summary as JSON" })
+        .option("ui", {
+          type: "boolean",
+          default: false,
+          describe:
+            "serve the web dashboard on 127.0.0.1 while the run goes; prints a one-time sign-in link on stderr",
+        })
+        .option("port", {
+          type: "string",
+          describe: "the dashboard's port with --ui (0: any free port; default WHILLY_UI_PORT, else 0)",
+        }),
     async (args) => {
       if (args.file === undefined && args.plan === undefined) {
         throw new UsageError("name a plan file or --plan ID", {
@@ -129,6 +139,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         min: 1,
         max: MAX_MAX_ATTEMPTS,
       });
+      const uiPort = uiPortFlag(args.ui, args.port, ctx);
       const setup = textFlag(args.setup, "--setup");
       const verify = verifyFlag(args.verify);
       const branch = textFlag(args.branch, "--branch");
@@ -164,6 +175,7 @@ export function runCommand(y: Argv, ctx: CliContext): Argv {
         maxAttempts,
         noWait: !args.wait,
         stateDir,
+        uiPort,
         prepareStateDir: () => prepareWhillyDir(workspace),
         trizAgent: ctx.settings.triz.enabled
           ? trizAgentOf(claude, {
@@ -227,6 +239,20 @@ async function runAgents(
   const working = await findWorkingAgents(agents, { env: ctx.io.env, cwd: ctx.io.cwd, only, defaultUnused });
   for (const note of working.notes) ctx.io.err.write(`whilly run: ${note}\n`);
   return { agents, working };
+}
+
+/**
+ * The dashboard's port of `--ui [--port N]`: `--port`, else `WHILLY_UI_PORT`; `undefined` without `--ui`.
+ * @throws {UsageError} for a bad `--port`, or `--port` without `--ui`.
+ */
+function uiPortFlag(ui: unknown, port: unknown, ctx: CliContext): number | undefined {
+  if (ui !== true) {
+    if (port === undefined) return undefined;
+    throw new UsageError("--port needs --ui: it is the port of the run's web dashboard", {
+      hint: "add --ui, or drop --port",
+    });
+  }
+  return wholeNumberOption(port, "--port", { min: 0, max: 65_535 }, ctx.settings.ui.port);
 }
 
 /**

@@ -36,7 +36,8 @@ export function serverCommand(y: Argv, ctx: CliContext): Argv {
         .epilogue(
           "Environment: WHILLY_WORKER_BOOTSTRAP_TOKEN (required), WHILLY_DATABASE_URL, WHILLY_WORKER_TOKEN " +
             "(deprecated), WHILLY_TOKEN_SECRET, WHILLY_VISIBILITY_TIMEOUT (s, 900), WHILLY_HEARTBEAT_TIMEOUT " +
-            "(s, 120), WHILLY_SWEEP_INTERVAL (s, 15), WHILLY_CLAIM_TIMEOUT (s, 30), WHILLY_CLAIM_RECHECK (s, 5).",
+            "(s, 120), WHILLY_SWEEP_INTERVAL (s, 15), WHILLY_CLAIM_TIMEOUT (s, 30), WHILLY_CLAIM_RECHECK (s, 5), " +
+            "WHILLY_WEB_DIR (the web dashboard served at /, default @whilly/web's dist).",
         ),
     async (args) => {
       const log = jsonLogger(ctx.io.err);

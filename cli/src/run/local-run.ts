@@ -8,6 +8,7 @@ import {
   redactingWriter,
   type TaskStore,
 } from "@whilly/core";
+import type { Store } from "@whilly/worker-api";
 import type { CliContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { importProgress } from "../import-progress.js";
@@ -26,6 +27,7 @@ import {
   summarizeRun,
   summaryJson,
 } from "./summary.js";
+import { type RunUi, startRunUi } from "./ui-server.js";
 
 export type { PlanRunner } from "./plan-runner.js";
 
@@ -54,6 +56,8 @@ export type LocalRunOptions = {
   prepareStateDir?: (() => void) | undefined;
   /** How the failure analysis asks after each FAIL (`WHILLY_TRIZ_ENABLED`); none when undefined. */
   trizAgent?: GenerationAgent | undefined;
+  /** `--ui`: serve the dashboard on this port (0: any free one) while the run goes; none when undefined. */
+  uiPort?: number | undefined;
 };
 
 /**
@@ -75,67 +79,89 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   const loaded = await loadPlan(ctx, store, spec, options.planId, options.maxAttempts);
   if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;
-  const host = hostname();
-  const baseId = settings.workerId ?? localWorkerId(host, process.pid);
-  const workerIds = slotWorkerIds(baseId, options.concurrency ?? 1);
-  const exclusive = settings.databaseUrl === undefined;
-  const { stateDir } = options;
-  const endOrphans = () => {
-    if (stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(stateDir));
-  };
-  const recover = recoverer(store, io, {
-    selfIds: workerIds,
-    hostname: host,
-    exclusive,
-    isAlive: processAlive,
-    heartbeatIntervalMs: settings.heartbeatIntervalMs,
-    // On a shared database a same-host run may die while this one runs: its agents are ended before
-    // its tasks are taken over (only attempts whose runner process is gone are ended).
-    endAttemptsOfGoneRuns: endOrphans,
-  });
-  options.prepareStateDir?.();
-  endOrphans();
-  await recover();
-  for (const workerId of workerIds) await store.upsertWorker({ workerId, hostname: host });
-
-  const tasks = await store.listTasks(plan.id);
-  const open = tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
-  const workers = workerIds.length === 1 ? `worker ${baseId}` : `${workerIds.length} workers ${baseId}…`;
-  io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; ${workers}\n`);
-  const runner = await options.makeRunner(plan);
-  const progress = progressPrinter(io, open);
-  const stop = stopOnInterrupt(io.interrupt);
-  let slots: SlotsResult | undefined;
+  // Started once the plan is stored, so a bad file or flag leaves nothing listening.
+  const ui = options.uiPort === undefined ? undefined : await startUi(ctx, store, options.uiPort);
   try {
-    slots = await runSlots({
-      store,
-      planId: plan.id,
-      settings,
-      workerIds,
-      runner,
-      stopSignal: stop.signal,
-      maxTasks: options.maxTasks,
-      noWait: options.noWait === true,
-      idlePollMs: options.idlePollMs ?? 1000,
-      recover: exclusive ? undefined : recover,
-      onProgress: progress.onEvent,
-      io,
-      trizAgent: options.trizAgent,
+    const host = hostname();
+    const baseId = settings.workerId ?? localWorkerId(host, process.pid);
+    const workerIds = slotWorkerIds(baseId, options.concurrency ?? 1);
+    const exclusive = settings.databaseUrl === undefined;
+    const { stateDir } = options;
+    const endOrphans = () => {
+      if (stateDir !== undefined) reportOrphans(ctx, endOrphanedAttempts(stateDir));
+    };
+    const recover = recoverer(store, io, {
+      selfIds: workerIds,
+      hostname: host,
+      exclusive,
+      isAlive: processAlive,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      // On a shared database a same-host run may die while this one runs: its agents are ended before
+      // its tasks are taken over (only attempts whose runner process is gone are ended).
+      endAttemptsOfGoneRuns: endOrphans,
     });
-  } finally {
-    stop.dispose();
-  }
-  const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
+    options.prepareStateDir?.();
+    endOrphans();
+    await recover();
+    for (const workerId of workerIds) await store.upsertWorker({ workerId, hostname: host });
 
-  const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration }, runner.agents);
-  io.out.write(
-    options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
-  );
-  if (stop.signal.aborted) return EXIT.interrupted;
-  if (summary.ok) return EXIT.ok;
-  if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
-    return EXIT.waiting;
-  return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+    const tasks = await store.listTasks(plan.id);
+    const open = tasks.filter((t) => t.status !== "DONE" && t.status !== "SKIPPED").length;
+    const workers = workerIds.length === 1 ? `worker ${baseId}` : `${workerIds.length} workers ${baseId}…`;
+    io.err.write(`whilly run: plan '${plan.id}', ${tasks.length} task(s), ${open} to do; ${workers}\n`);
+    const runner = await options.makeRunner(plan);
+    const progress = progressPrinter(io, open);
+    const stop = stopOnInterrupt(io.interrupt);
+    let slots: SlotsResult | undefined;
+    try {
+      slots = await runSlots({
+        store,
+        planId: plan.id,
+        settings,
+        workerIds,
+        runner,
+        stopSignal: stop.signal,
+        maxTasks: options.maxTasks,
+        noWait: options.noWait === true,
+        idlePollMs: options.idlePollMs ?? 1000,
+        recover: exclusive ? undefined : recover,
+        onProgress: progress.onEvent,
+        io,
+        trizAgent: options.trizAgent,
+      });
+    } finally {
+      stop.dispose();
+    }
+    const integration = stop.signal.aborted ? undefined : await finishQuietly(ctx, runner);
+
+    const summary = await summaryOf(store, plan, { keptPath: runner.keptPath, integration }, runner.agents);
+    io.out.write(
+      options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : renderSummary(summary, io),
+    );
+    if (stop.signal.aborted) return EXIT.interrupted;
+    if (summary.ok) return EXIT.ok;
+    if (leftWaiting(ctx, options.noWait === true ? slots.pausedUntil : undefined) || slots.retriesLeftWaiting)
+      return EXIT.waiting;
+    return stoppedByMaxTasks(ctx, options.maxTasks, slots.stats, summary) ? EXIT.ok : EXIT.failed;
+  } finally {
+    await ui?.close();
+  }
+}
+
+/**
+ * Starts the run's dashboard (`--ui`) and says once, on stderr, where to open it.
+ * @throws {UsageError} when the port is taken, naming `--port` and `WHILLY_UI_PORT`.
+ */
+async function startUi(ctx: CliContext, store: Store, port: number): Promise<RunUi> {
+  const { signInTtlMs } = ctx.settings.ui;
+  const ui = await startRunUi({ store, port, signInTtlMs, env: ctx.io.env }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new UsageError(`the dashboard's port ${port} is in use (--port or WHILLY_UI_PORT)`, {
+      hint: "give another --port, or --port 0 for any free one",
+    });
+  });
+  ctx.io.err.write(`dashboard: ${ui.link}\n`);
+  return ui;
 }
 
 /**

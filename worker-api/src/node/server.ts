@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer, type Http2Bindings, type HttpBindings } from "@hono/node-server";
 import { createApp } from "../app/app.js";
 import { CLIENT_GONE_KEY } from "../app/client-gone.js";
+import type { SignInCodes } from "../auth/sign-in-codes.js";
 import { type Coordinator, startCoordinator } from "../coordinator/coordinator.js";
 import { createEventBuffer, type EventBuffer } from "../events-buffer/event-buffer.js";
 import { DurationHistogram, LONG_POLL_BOUNDS_SECONDS } from "../metrics/histogram.js";
@@ -13,6 +14,7 @@ import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { closeHttpServer, trackConnections } from "./close-http.js";
 import { hangUpSignal } from "./hang-up.js";
 import type { ServerSettings } from "./settings.js";
+import { loadStaticSite, serveStaticSite } from "./static-site.js";
 
 /** Options of {@link startNodeServer}. */
 export type NodeServerOptions = {
@@ -25,6 +27,13 @@ export type NodeServerOptions = {
   /** Interface to bind; default `127.0.0.1` (this machine only). `0.0.0.0` serves other machines. */
   readonly host?: string | undefined;
   readonly log?: Logger | undefined;
+  /**
+   * Sweep expired leases and silent workers on a timer; default true. Off for a host that only shows a
+   * store whose leases another process keeps (`whilly run --ui`).
+   */
+  readonly sweeps?: boolean | undefined;
+  /** One-time sign-in codes for the dashboard (`whilly run --ui`); none when undefined. */
+  readonly signIn?: { readonly codes: SignInCodes; readonly adminToken: string } | undefined;
 };
 
 /** A running control plane on Node. */
@@ -35,7 +44,8 @@ export type NodeServer = {
   readonly events: EventBuffer;
   /** What the audit-event streams wait on: the store's event signals, one subscription per server. */
   readonly eventFeed: StoreEventFeed;
-  readonly sweeper: Sweeper;
+  /** `undefined` when started with `sweeps: false`. */
+  readonly sweeper: Sweeper | undefined;
   /**
    * Shuts down gracefully: parked claims answer 204, sweeps stop, the listener stops accepting and
    * in-flight requests finish (connections still open after `graceMs`, default 10 s, are cut), the
@@ -48,7 +58,8 @@ export type NodeServer = {
  * Serves the control plane (`createApp`) over HTTP on Node with `@hono/node-server`, the `whilly
  * server` host. Besides the routes it runs what a long-lived control plane needs: the coordinator
  * that wakes parked claims (in-process, plus Postgres LISTEN/NOTIFY so replicas sharing a database
- * wake each other), the lease and worker sweeps on a timer, and the event buffer.
+ * wake each other), the lease and worker sweeps on a timer, and the event buffer. It also serves the
+ * web dashboard at `/` from the files of `settings.webDir` read at start (`static-site.ts`).
  * @throws when the port cannot be bound (e.g. `EADDRINUSE`) or the store's ready signals cannot be
  *   subscribed; nothing is left running then.
  */
@@ -81,9 +92,12 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     ...(log ? { log } : {}),
     stopping: stopping.signal,
     claimWaits: new DurationHistogram(LONG_POLL_BOUNDS_SECONDS),
+    ...(options.signIn ? { signIn: { ...options.signIn } } : {}),
   });
+  const site = loadStaticSite(settings.webDir);
   // Each request's environment carries its hang-up signal, made only when a route asks (parked claims).
   const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
+    serveStaticSite(site, request) ??
     app.fetch(request, {
       ...env,
       // This server speaks HTTP/1.1 only (createAdaptorServer without `createServer`).
@@ -98,16 +112,19 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     await coordinator.close();
     throw error;
   }
-  const sweeper = startSweeper({
-    withStore,
-    intervalMs: settings.sweepIntervalMs,
-    heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
-    // Live workers heartbeat within a lease and within the heartbeat timeout: give them that long.
-    firstSweepDelayMs: Math.min(settings.heartbeatTimeoutMs, settings.app.leaseMs),
-    coordinator,
-    events,
-    log,
-  });
+  const sweeper =
+    (options.sweeps ?? true)
+      ? startSweeper({
+          withStore,
+          intervalMs: settings.sweepIntervalMs,
+          heartbeatTimeoutMs: settings.heartbeatTimeoutMs,
+          // Live workers heartbeat within a lease and within the heartbeat timeout: give them that long.
+          firstSweepDelayMs: Math.min(settings.heartbeatTimeoutMs, settings.app.leaseMs),
+          coordinator,
+          events,
+          log,
+        })
+      : undefined;
   const address = server.address() as AddressInfo;
   const url = `http://${urlHost(address.address)}:${address.port}`;
   log?.("info", "server.listening", {
@@ -124,7 +141,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   const close = async (graceMs = 10_000) => {
     log?.("info", "server.stopping", { parked_claims: coordinator.waiting });
     stopping.abort();
-    await sweeper.stop();
+    await sweeper?.stop();
     const cut = await closeHttpServer(server, connections, graceMs);
     if (cut > 0) log?.("warn", "server.connections_cut", { connections: cut, grace_ms: graceMs });
     const lost = await events.drain();
