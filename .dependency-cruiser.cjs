@@ -15,7 +15,7 @@ module.exports = {
       severity: "error",
       comment:
         "web/ is the browser's bundle: it speaks to the control plane over HTTP only, so it imports no workspace (they carry Node and server code) and of npm only Preact; no workspace imports it.",
-      from: { path: "^web/src" },
+      from: { path: "^web/src", pathNot: TEST_CODE },
       to: { pathNot: ["^web/src", "^node_modules/preact/"] },
     },
     {

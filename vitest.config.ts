@@ -17,7 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "node",
-          include: ["{core,worker-api,agent,cli,drizzle,test}/**/*.test.ts"],
+          include: ["{core,worker-api,agent,cli,drizzle,test,web}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/dist/**", "test/workerd/**", ...REAL_CLIS],
           globalSetup: ["./test/global-setup.ts"],
           // A safety net, not a measure: end-to-end tests take up to 20-35 s here when both cores are

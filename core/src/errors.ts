@@ -242,16 +242,21 @@ export class TransportError extends WhillyError {
 }
 
 /**
- * Which secret a request lacked: a worker's bearer (every worker route) or the bootstrap token (only
- * `POST /workers/register`). The HTTP layer turns it into the envelope's `error_code`.
- */
-/**
- * Which secret a 401 is about: a worker's bearer, the bootstrap token, a read API token, the token of
+ * Which secret a 401 is about (the HTTP layer turns it into the envelope's `error_code`): a worker's bearer, the bootstrap token, a read API token, the token of
  * a plan-creating caller (the admin token or a GitHub Actions OIDC token), an OIDC token that its
- * verification refused (signature, issuer, audience, expiry), or the admin token an operator action
- * takes.
+ * verification refused (signature, issuer, audience, expiry), the admin token an operator action
+ * takes, a browser's session cookie (expired, forged, or its read token revoked), or a one-time
+ * sign-in code of `whilly run --ui`.
  */
-export type Credential = "worker_bearer" | "bootstrap" | "reader" | "plan_writer" | "oidc" | "admin";
+export type Credential =
+  | "worker_bearer"
+  | "bootstrap"
+  | "reader"
+  | "plan_writer"
+  | "oidc"
+  | "admin"
+  | "session"
+  | "sign_in_code";
 
 /** Missing, malformed, unknown or revoked credentials (HTTP 401). */
 export class Unauthorized extends WhillyError {

@@ -22,6 +22,7 @@ export * from "./protocol.js";
 export * from "./read-api.js";
 export * from "./redact/index.js";
 export * from "./render/index.js";
+export * from "./session-api.js";
 export * from "./settings-problems.js";
 export * from "./system-error.js";
 export * from "./task-status.js";

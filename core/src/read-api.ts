@@ -97,6 +97,39 @@ export const planEventsResponseSchema = z.object({
 export type PlanEventsResponse = z.infer<typeof planEventsResponseSchema>;
 
 /**
+ * One attempt of a task as `GET /api/v1/plans/{plan}/tasks/{task}` derives it from the audit log:
+ * `outcome` `done`, `failed`, `released`, `running` or `unknown`; `cost_usd` a six-decimal string
+ * (`null` for a release or while running); `duration_ms` from the claim to the end.
+ */
+export const attemptPayloadSchema = z.object({
+  attempt: z.number().int().nonnegative(),
+  worker_id: z.string().nullable(),
+  agent: z.string().nullable(),
+  model: z.string().nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  outcome: z.enum(["done", "failed", "released", "running", "unknown"]),
+  reason: z.string().nullable(),
+  cost_usd: z.string().nullable(),
+});
+
+/**
+ * `GET /api/v1/plans/{plan}/tasks/{task}` 200 body: the task as the list serves it plus its last
+ * failure, its work and the failing check's output; its attempts; its latest 200 events, oldest first.
+ */
+export const taskDetailResponseSchema = z.object({
+  task: taskPayloadSchema.extend({
+    last_failure: z.record(z.string(), z.json()).nullable(),
+    work: z.object({ branch: z.string(), commit: z.string() }).nullable(),
+    verification_output: z.string().nullable(),
+  }),
+  attempts: z.array(attemptPayloadSchema),
+  events: z.array(eventPayloadSchema),
+});
+export type TaskDetailResponse = z.infer<typeof taskDetailResponseSchema>;
+
+/**
  * `POST /api/v1/plans` request body, for the OpenAPI document only: a plan file (docs/plan-format.md).
  * The route validates it with the plan-file parser, which is the rule; this schema names the main
  * fields and leaves the rest open, as plan files keep unknown fields.

@@ -36,7 +36,10 @@ async function stream(planId: string | undefined, lastEventId?: number): Promise
   );
   expect(response.status).toBe(200);
   if (!response.body) throw new Error("no body");
-  return sseReader(response.body);
+  const reader = sseReader(response.body);
+  // Every stream opens with a comment, so the client sees it open before any event.
+  expect(await reader.next()).toEqual({ comment: "open" });
+  return reader;
 }
 
 function coordinator(name: string) {

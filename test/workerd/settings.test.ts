@@ -33,6 +33,7 @@ describe("the Worker's settings", () => {
         suppressLegacyWarning: false,
         adminToken: undefined,
         publicRead: false,
+        sessionTtlMs: 43_200_000,
       },
       secrets: expect.arrayContaining(["join-secret-0123456789"]),
     });

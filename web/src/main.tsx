@@ -1,8 +1,9 @@
 import { render } from "preact";
-
-function App() {
-  return <main>whilly</main>;
-}
+import { App } from "./app.js";
+import "./styles/base.css";
+import "./styles/plans.css";
+import "./styles/table.css";
+import "./styles/detail.css";
 
 const root = document.getElementById("app");
 if (root) render(<App />, root);

@@ -14,12 +14,16 @@ import {
 import type { AppSettings } from "./app/deps.js";
 import type { OidcSettings } from "./auth/oidc.js";
 import { readOidcSettings } from "./auth/oidc-settings.js";
+import { DEFAULT_SESSION_TTL_MS } from "./auth/session.js";
 import { MIN_SIGNING_SECRET_LENGTH } from "./auth/signing-key.js";
 import { MIN_WORKER_SECRET_LENGTH, STRONG_SECRET_HOWTO, workerSecretProblem } from "./auth/worker-secrets.js";
 import { readEventStreamConfig } from "./stream/settings.js";
 
 /** A long poll never parks longer than this (ms): the protocol's ceiling, under common proxy timeouts. */
 export const MAX_CLAIM_WAIT_MS = 30_000;
+
+/** The longest `WHILLY_SESSION_TTL` (ms): 7 days; a browser signs in again at least weekly. */
+export const MAX_SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The control plane's settings shared by every host (Node and Workers). Durations are ms. */
 export type ControlPlaneSettings = {
@@ -47,6 +51,8 @@ export type ControlPlaneSettings = {
     readonly publicRead: boolean;
     /** `WHILLY_OIDC_*`: GitHub Actions workflows that may create plans; undefined when off. */
     readonly oidc: OidcSettings | undefined;
+    /** `WHILLY_SESSION_TTL`: how long a browser session cookie is honoured (ms). */
+    readonly sessionTtlMs: number;
   };
   /**
    * Values hidden in what the control plane keeps and serves: its tokens, and the environment's
@@ -72,6 +78,8 @@ export type { StringEnv };
  * - `WHILLY_OIDC_AUDIENCE`, `WHILLY_OIDC_REPOSITORIES`, `WHILLY_OIDC_JWKS_URL`, `WHILLY_OIDC_ISSUER`,
  *   `WHILLY_OIDC_JWKS_TIMEOUT` (optional): GitHub Actions workflows that may create plans for their own
  *   issues (see `readOidcSettings`).
+ * - `WHILLY_SESSION_TTL` (s, default 43200 = 12 h, at most 7 days): how long a browser session
+ *   (`POST /api/v1/session`) lasts before its holder signs in again.
  * - `WHILLY_VISIBILITY_TIMEOUT` (s, default 900, at most a day): a claim's lease, renewed by heartbeats.
  * - `WHILLY_HEARTBEAT_TIMEOUT` (s, default 120): silence after which a worker is offline.
  * - `WHILLY_SWEEP_INTERVAL` (s, default 15): pause between lease and worker sweeps.
@@ -156,6 +164,7 @@ export function readControlPlaneSettings(env: StringEnv, problems: SettingsProbl
       adminToken,
       publicRead: publicRead === "1",
       oidc: readOidcSettings(env, problems),
+      sessionTtlMs: duration("WHILLY_SESSION_TTL", DEFAULT_SESSION_TTL_MS, 1000, MAX_SESSION_TTL_MS),
     },
     secrets: [
       ...new Set(

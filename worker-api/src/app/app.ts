@@ -9,6 +9,8 @@ import { metricsRoutes } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator-actions.js";
 import { planRoutes } from "./routes/plans.js";
+import { sessionRoutes } from "./routes/session.js";
+import { taskDetailRoutes } from "./routes/task-detail.js";
 import { taskEventRoutes } from "./routes/task-events.js";
 import { taskRoutes } from "./routes/tasks.js";
 import { workerRoutes } from "./routes/workers.js";
@@ -16,7 +18,7 @@ import { workerReadRoutes } from "./routes/workers-read.js";
 
 /**
  * Builds the control plane: protocol v1's task and worker routes, `GET /health` (open to anyone), the
- * read API and the operator actions (admin token only) under `/api/v1`, `GET /openapi.json` and `GET /metrics` (for readers only: see `readerCredential`),
+ * read API, browser sessions and the operator actions (admin token only) under `/api/v1`, `GET /openapi.json` and `GET /metrics` (for readers only: see `readerCredential`),
  * over the injected store and auth. The same app runs in-process
  * (`app.request`), on Node and on Workers; each runtime's entry builds `deps`.
  * Errors of every route become protocol v1's envelope `{error_code, detail, task_id}` (docs/protocol.md).
@@ -32,7 +34,9 @@ export function createApp(deps: AppDeps) {
     .use("/metrics", readerCredential(deps, { workers: "forbid" }))
     .route("/metrics", metricsRoutes(deps))
     .route("/api/v1", operatorRoutes(deps))
+    .route("/api/v1/session", sessionRoutes(deps))
     .route("/api/v1/plans", planRoutes(deps))
+    .route("/api/v1/plans", taskDetailRoutes(deps))
     .route("/api/v1/events", eventRoutes(deps))
     .route("/api/v1/workers", workerReadRoutes(deps))
     .route("/openapi.json", openApiRoutes());

@@ -59,8 +59,8 @@ export type AppDeps = {
    */
   secrets?: readonly string[];
   /**
-   * One-time sign-in codes and the admin token they stand for (`whilly run --ui` prints a link with a
-   * code); without it `POST /api/v1/session/redeem` redeems nothing.
+   * `whilly run --ui`'s one-time sign-in codes and the admin token a redeemed code hands the browser
+   * (`POST /api/v1/session/redeem`); without it that route answers 404.
    */
   signIn?: { codes: SignInCodes; adminToken: string };
 };

@@ -97,6 +97,8 @@ const UNAUTHORIZED_CODES: Record<Credential, string> = {
   plan_writer: "missing_or_invalid_plan_token",
   oidc: "invalid_oidc_token",
   admin: "missing_or_invalid_admin_token",
+  session: "invalid_session",
+  sign_in_code: "sign_in_code_invalid",
 };
 
 function envelope(code: string, detail: string, taskId: string | null): ErrorEnvelope {

@@ -66,17 +66,35 @@ async function call(
   return { status: response.status, code: body.error_code ?? null };
 }
 
+/** A live read-only token and a registered worker's bearer. */
+async function credentials(a: ReturnType<typeof app>) {
+  const minted = await mintReadToken();
+  await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "matrix" });
+  const registered = await a.request("/workers/register", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${BOOTSTRAP}` },
+    body: '{"hostname":"box"}',
+  });
+  const worker = ((await registered.json()) as { token: string }).token;
+  return { minted, worker };
+}
+
+/** `call` as a browser makes it: the session cookie and no `Authorization` header. */
+async function callWithCookie(a: ReturnType<typeof app>, method: string, path: string, cookie: string) {
+  const response = await a.request(path, { method, headers: { cookie } });
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    await response.body?.cancel();
+    return { status: response.status, code: null };
+  }
+  const text = await response.text();
+  const body = text.startsWith("{") ? (JSON.parse(text) as { error_code?: unknown }) : {};
+  return { status: response.status, code: body.error_code ?? null };
+}
+
 describe("the auth matrix of streams, metrics and operator actions", () => {
   it("answers each route for no token, a read-only token, a worker's bearer and the admin token", async () => {
     const a = app();
-    const minted = await mintReadToken();
-    await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "matrix" });
-    const registered = await a.request("/workers/register", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${BOOTSTRAP}` },
-      body: '{"hostname":"box"}',
-    });
-    const worker = ((await registered.json()) as { token: string }).token;
+    const { minted, worker } = await credentials(a);
     const READ_401 = { status: 401, code: "missing_or_invalid_read_token" };
     const ADMIN_401 = { status: 401, code: "missing_or_invalid_admin_token" };
     const READ_ONLY_403 = { status: 403, code: "read_only_token" };
@@ -117,6 +135,60 @@ describe("the auth matrix of streams, metrics and operator actions", () => {
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error_code: "missing_or_invalid_admin_token" });
+    expect(await store.readWorkersPause()).toBeUndefined();
+  });
+
+  it("answers the session routes for each credential; a session cookie reads and never acts", async () => {
+    const a = app();
+    const { minted, worker } = await credentials(a);
+    const READ_401 = { status: 401, code: "missing_or_invalid_read_token" };
+    const OK = { status: 200, code: null };
+    const GONE = { status: 204, code: null };
+    const NO_CODES = { status: 404, code: "not_found" };
+    const rows: [string, string, Answer, Answer, Answer, Answer][] = [
+      // method, path: no token, read-only token, worker bearer, admin token
+      ["POST", "/api/v1/session", READ_401, OK, READ_401, OK],
+      ["DELETE", "/api/v1/session", GONE, GONE, GONE, GONE],
+      ["POST", "/api/v1/session/redeem", NO_CODES, NO_CODES, NO_CODES, NO_CODES],
+    ];
+    for (const [method, path, none, readOnly, byWorker, admin] of rows) {
+      expect(await call(a, method, path), `${method} ${path} without a token`).toEqual(none);
+      expect(await call(a, method, path, minted.token), `${method} ${path} read-only`).toEqual(readOnly);
+      expect(await call(a, method, path, worker), `${method} ${path} with a worker bearer`).toEqual(byWorker);
+      expect(await call(a, method, path, ADMIN), `${method} ${path} with the admin token`).toEqual(admin);
+    }
+    const ADMIN_401 = { status: 401, code: "missing_or_invalid_admin_token" };
+    const cookies: [string, string][] = [];
+    for (const token of [minted.token, ADMIN]) {
+      const opened = await a.request("/api/v1/session", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      cookies.push([
+        token === ADMIN ? "admin" : "read",
+        opened.headers.get("set-cookie")?.split(";")[0] ?? "",
+      ]);
+    }
+    const cookieRows: [string, string, Answer][] = [
+      ["GET", `/api/v1/plans/${planId}/events/stream`, OK],
+      ["GET", "/api/v1/events/stream", OK],
+      ["GET", `/api/v1/plans/${planId}/tasks/A`, OK],
+      ["GET", "/api/v1/workers/pause", OK],
+      // /metrics and the OpenAPI document are for scrapers and tools, which send a bearer.
+      ["GET", "/metrics", READ_401],
+      ["POST", `/api/v1/plans/${planId}/tasks/A/reset`, ADMIN_401],
+      ["POST", `/api/v1/plans/${planId}/tasks/A/release`, ADMIN_401],
+      ["POST", "/api/v1/workers/pause", ADMIN_401],
+      ["POST", "/api/v1/workers/resume", ADMIN_401],
+      ["POST", "/api/v1/session", READ_401],
+    ];
+    for (const [role, cookie] of cookies) {
+      for (const [method, path, expected] of cookieRows) {
+        expect(await callWithCookie(a, method, path, cookie), `${method} ${path}, ${role} cookie`).toEqual(
+          expected,
+        );
+      }
+    }
     expect(await store.readWorkersPause()).toBeUndefined();
   });
 });

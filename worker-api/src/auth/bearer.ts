@@ -10,6 +10,8 @@ const HINTS: Record<Credential, string> = {
     "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN, or a GitHub Actions OIDC token for its WHILLY_OIDC_AUDIENCE",
   oidc: "ask GitHub for a new OIDC token with the audience the control plane's WHILLY_OIDC_AUDIENCE names",
   admin: "send 'Authorization: Bearer <token>' with the control plane's WHILLY_ADMIN_TOKEN",
+  session: "sign in again: POST /api/v1/session with 'Authorization: Bearer <token>'",
+  sign_in_code: "run `whilly run --ui` again for a new link",
 };
 
 /**

@@ -3,6 +3,7 @@ export { inProcessAuth } from "./in-process.js";
 export { LEGACY_TOKEN_WARNING } from "./legacy-warning.js";
 export { mintReadToken, READ_TOKEN_PREFIX } from "./read-token.js";
 export { constantTimeEqual, randomUrlSafe, sameSecret, sha256Hex } from "./secrets.js";
+export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./session.js";
 export { createSignInCodes, type SignInCodes } from "./sign-in-codes.js";
 export { deriveSigningKey, MIN_SIGNING_SECRET_LENGTH } from "./signing-key.js";
 export { createTokenAuth, type TokenAuthOptions } from "./token-auth.js";

@@ -1,34 +1,39 @@
 import { randomUrlSafe } from "./secrets.js";
 
 /**
- * One-time sign-in codes: a host that knows its admin token (`whilly run --ui`) prints a link carrying a
- * code instead of the token, and the dashboard trades the code for a session once.
+ * One-time sign-in codes of `whilly run --ui`: the command prints a link carrying a code, and the
+ * browser trades it for the admin token and a session (`POST /api/v1/session/redeem`), so the token
+ * itself never appears in a URL, a shell history or a browser's history.
  */
 export type SignInCodes = {
-  /** A new code, good once until the TTL runs out. */
+  /** A new code: 32 random bytes, base64url (43 characters), valid once until the TTL ends. */
   issue(): string;
-  /** True once for a code issued and not yet redeemed or expired; false for anything else. */
+  /** True, once, for a code issued and not yet redeemed or expired; the code is spent either way. */
   redeem(code: string): boolean;
 };
 
 /**
- * Codes kept in this process's memory, so they die with it.
- * @param options.ttlMs how long a code stays good after it was issued (ms).
- * @param options.now the clock (ms since the epoch); `Date.now` unless a test gives another.
+ * Sign-in codes kept in this process's memory (a `whilly run` serves its own browser only).
+ * @param options.ttlMs how long a code stays valid (ms).
+ * @param options.now the clock (ms since the epoch); `Date.now` unless a test sets it.
  */
 export function createSignInCodes(options: { ttlMs: number; now?: () => number }): SignInCodes {
   const now = options.now ?? Date.now;
-  const expiries = new Map<string, number>();
+  const live = new Map<string, number>();
+  const dropExpired = (at: number) => {
+    for (const [code, expiresAt] of live) if (expiresAt <= at) live.delete(code);
+  };
   return {
     issue() {
-      const code = randomUrlSafe(24);
-      expiries.set(code, now() + options.ttlMs);
+      dropExpired(now());
+      const code = randomUrlSafe(32);
+      live.set(code, now() + options.ttlMs);
       return code;
     },
     redeem(code) {
-      const expiry = expiries.get(code);
-      expiries.delete(code);
-      return expiry !== undefined && now() < expiry;
+      const expiresAt = live.get(code);
+      live.delete(code);
+      return expiresAt !== undefined && now() < expiresAt;
     },
   };
 }

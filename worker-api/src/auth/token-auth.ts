@@ -6,6 +6,8 @@ import { warnLegacyTokenOnce } from "./legacy-warning.js";
 import { createOidcVerifier, type OidcSettings } from "./oidc.js";
 import { READ_TOKEN_PREFIX } from "./read-token.js";
 import { sameSecret, sha256Hex } from "./secrets.js";
+import { DEFAULT_SESSION_TTL_MS } from "./session.js";
+import { sessionAuth } from "./session-auth.js";
 import { assertSigningSecret, deriveSigningKey } from "./signing-key.js";
 import { STRONG_SECRET_HOWTO, workerSecretProblem } from "./worker-secrets.js";
 import { mintWorkerToken, verifyWorkerToken } from "./worker-token.js";
@@ -24,6 +26,8 @@ export type TokenAuthOptions = {
   readonly publicRead?: boolean | undefined;
   /** `WHILLY_OIDC_*`: GitHub Actions workflows that may create plans; `undefined` for none. */
   readonly oidc?: OidcSettings | undefined;
+  /** `WHILLY_SESSION_TTL` (ms): how long a browser session lasts; default 12 hours. */
+  readonly sessionTtlMs?: number | undefined;
   /** `WHILLY_SUPPRESS_WORKER_TOKEN_WARNING=1`: no warning when the shared token is used. */
   readonly suppressLegacyWarning?: boolean | undefined;
   readonly log?: Logger | undefined;
@@ -51,6 +55,8 @@ export type TokenAuthOptions = {
  *   see `oidc.ts`); a read-only token gets 403, anything else 401.
  * - Operator actions (reset or release one task, pause or resume workers) take the admin token only;
  *   a read-only token gets 403.
+ * - Browser sessions (`POST /api/v1/session`, see `session-auth.ts`) open with the admin token or a
+ *   live read-only token; their cookie is a read credential only.
  * - Everything else is 401; the bootstrap token on a worker route and a worker token on register too.
  *   Worker routes screen the credential in process before they read the body
  *   ({@link AuthPort.screenWorker}), so a 401 never depends on the body.
@@ -100,6 +106,13 @@ export function createTokenAuth(options: TokenAuthOptions): AuthPort {
     });
 
   return {
+    ...sessionAuth({
+      signingKey,
+      adminToken,
+      publicRead: options.publicRead === true,
+      ttlMs: options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
+    }),
+
     async screenWorker(authorization) {
       const token = readBearer(authorization, "worker_bearer");
       if ((await verified.verify(await signingKey(), token)) !== undefined) return;

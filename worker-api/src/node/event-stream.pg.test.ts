@@ -151,6 +151,7 @@ describe.skipIf(!postgresAvailable())("the audit-event stream on Postgres", () =
       const response = await fetch(`${server.url}/api/v1/plans/served/events/stream`);
       expect(response.status).toBe(200);
       const sse = sseReader(response.body as ReadableStream<Uint8Array>);
+      expect(await sse.next(2000)).toEqual({ comment: "open" });
       expect(await sse.next(2000)).toEqual({ comment: "keep-alive" });
       const id = await raw.insertEvent("served", "from-elsewhere");
       expect((await sse.nextEvent(2000))?.id).toBe(String(id));

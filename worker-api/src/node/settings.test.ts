@@ -27,9 +27,18 @@ describe("parseServerSettings", () => {
         suppressLegacyWarning: false,
         adminToken: undefined,
         publicRead: false,
+        sessionTtlMs: 43_200_000,
       },
       secrets: [BOOT],
     });
+  });
+
+  it("reads WHILLY_SESSION_TTL in seconds, and refuses one beyond 7 days naming the variable", () => {
+    const settings = parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, WHILLY_SESSION_TTL: "3600" });
+    expect(settings.auth.sessionTtlMs).toBe(3_600_000);
+    expect(() =>
+      parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, WHILLY_SESSION_TTL: "604801" }),
+    ).toThrow(/WHILLY_SESSION_TTL/);
   });
 
   it("reads the read API's admin token and public switch, and lists every secret it knows", () => {

@@ -22,6 +22,22 @@ export type Caller = {
  */
 export type PlanWriter = { readonly kind: "admin" } | { readonly kind: "oidc"; readonly repository: string };
 
+/** What a browser session may do: `admin` (opened with the admin token) or `read` (with a read-only token). */
+export type SessionRole = "admin" | "read";
+
+/**
+ * A browser session as its cookie says it. `readTokenId` is the read-only token it was opened with
+ * (role `read` only): the token's row is looked up on every request, so revoking it ends the session.
+ */
+export type Session = {
+  readonly role: SessionRole;
+  readonly readTokenId?: string | undefined;
+  readonly expiresAt: Date;
+};
+
+/** A new browser session: the cookie's value, what it grants until when, and its lifetime (whole seconds). */
+export type OpenedSession = { readonly value: string; readonly session: Session; readonly maxAgeS: number };
+
 /** A per-worker bearer whose signature holds: the worker it names and the hash it is stored under. */
 export type PresentedWorker = { readonly workerId: string; readonly tokenHash: string };
 
@@ -74,4 +90,23 @@ export type AuthPort = {
    * @throws {Unauthorized} @throws {Forbidden}
    */
   authenticateAdmin(authorization: string | undefined): Promise<void>;
+  /**
+   * `POST /api/v1/session`: a browser session for the holder of the admin token (role `admin`) or of a
+   * live read-only token (role `read`, bound to that token's id). Public reads do not open it; a
+   * worker's bearer or the bootstrap token is refused like any stranger's.
+   * @throws {Unauthorized} (`reader`) for any other credential.
+   */
+  openSession(authorization: string | undefined, store: Store): Promise<OpenedSession>;
+  /**
+   * An admin session for a caller proven some other way (a one-time sign-in code of `whilly run --ui`).
+   */
+  openAdminSession(): Promise<OpenedSession>;
+  /**
+   * A session cookie as a READ credential (the app accepts it on the read API's GET and HEAD requests
+   * only, so a cross-site form can never make a browser act with it): its signature and expiry hold
+   * and, for role `read`, its read token is still live (looked up in `store` on every request, so
+   * revoking the token ends the session). With public reads, anyone, whatever the cookie.
+   * @throws {Unauthorized} (`session`) for a forged or expired cookie or a revoked read token.
+   */
+  authenticateSession(value: string, store: Store): Promise<void>;
 };

@@ -1,4 +1,12 @@
-export type { AuthPort, Caller, PlanWriter, PresentedWorker } from "./auth.js";
+export type {
+  AuthPort,
+  Caller,
+  OpenedSession,
+  PlanWriter,
+  PresentedWorker,
+  Session,
+  SessionRole,
+} from "./auth.js";
 export type { EventSink } from "./event-sink.js";
 export type { Logger } from "./logger.js";
 export type { WorkCoordinator } from "./work-coordinator.js";

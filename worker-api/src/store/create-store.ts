@@ -2,7 +2,7 @@ import { NotOwner, VersionConflict } from "@whilly/core";
 import type { Db } from "./db.js";
 import { retryOnce, translateError } from "./errors.js";
 import { appendEvent, appendEvents } from "./events/append-events.js";
-import { listEvents } from "./events/events.js";
+import { listEvents, listTaskEvents } from "./events/events.js";
 import { cursorAfterEvent, readSettledEvents, settledHead } from "./events/settled-events.js";
 import { releaseExpiredLeases } from "./leases/release-expired-leases.js";
 import { releaseOfflineWorkers, releaseWorkerTasks } from "./leases/release-worker-tasks.js";
@@ -33,6 +33,7 @@ import { pauseWorkers, readWorkersPause, resumeWorkers } from "./workers/pause.j
 import {
   createReadToken,
   findReadTokenByHash,
+  findReadTokenById,
   listReadTokens,
   revokeReadToken,
 } from "./workers/read-tokens.js";
@@ -95,6 +96,7 @@ export function createStore(
     listWaiting: read(listWaiting),
     hasReadyForOthers: read(hasReadyForOthers),
     listEvents: read(listEvents),
+    listTaskEvents: read(listTaskEvents),
     readSettledEvents: read(readSettledEvents),
     cursorAfterEvent: read(cursorAfterEvent),
     settledHead: read(settledHead),
@@ -144,6 +146,7 @@ export function createStore(
     revokeWorker: write(revokeWorker),
     createReadToken: read(createReadToken),
     findReadTokenByHash: read(findReadTokenByHash),
+    findReadTokenById: read(findReadTokenById),
     listReadTokens: read(listReadTokens),
     revokeReadToken: write(revokeReadToken),
     readMetrics: read(readMetrics),

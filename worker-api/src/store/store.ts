@@ -1,6 +1,7 @@
 import type {
   ClaimedTask,
   ClaimRouting,
+  EventRecord,
   FinishResult,
   PlanRecord,
   TaskFence,
@@ -49,6 +50,16 @@ export interface Store extends TaskStore {
    * @returns how many rows were written.
    */
   appendEvents(events: readonly NewEvent[]): Promise<number>;
+
+  /**
+   * One task's latest events, oldest first: the `limit` newest (1 to 10,000) of `eventTypes` when
+   * given, else of every type (the task page's history and its attempts). Unknown plan or task: none.
+   */
+  listTaskEvents(
+    planId: string,
+    taskId: string,
+    options: { limit: number; eventTypes?: readonly string[] | undefined },
+  ): Promise<EventRecord[]>;
 
   /**
    * Marks workers whose last heartbeat is older than `heartbeatTimeoutMs` offline and returns every task
@@ -127,6 +138,12 @@ export interface Store extends TaskStore {
 
   /** @returns the live read token with this SHA-256 hex, or `undefined` (unknown or revoked). */
   findReadTokenByHash(tokenHash: string): Promise<ReadTokenRecord | undefined>;
+
+  /**
+   * @returns the live read token with this id, or `undefined` (unknown or revoked): a browser session
+   * opened with a read token checks it on every request.
+   */
+  findReadTokenById(id: string): Promise<ReadTokenRecord | undefined>;
 
   /** Every read token, revoked ones included, oldest first. */
   listReadTokens(): Promise<ReadTokenRecord[]>;

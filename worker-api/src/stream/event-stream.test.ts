@@ -170,11 +170,19 @@ describe("the audit-event stream on PGlite", () => {
     for (const sse of streams) expect(await sse.nextEvent()).toBeUndefined();
   });
 
-  it("sends a keep-alive comment when idle", async () => {
-    const { a } = app({ settings: { keepAliveMs: 50 } });
+  it("opens with a comment at once, then sends a keep-alive comment when idle", async () => {
+    const { a } = app({ settings: { keepAliveMs: 60_000 } });
     const sse = await open(a, `/api/v1/plans/${planId}/events/stream`);
-    expect(await sse.next(2000)).toEqual({ comment: "keep-alive" });
+    // The head goes out with the first bytes: a browser sees the stream open before any event.
+    expect(await sse.next(2000)).toEqual({ comment: "open" });
     await sse.cancel();
+    const idle = await open(
+      app({ settings: { keepAliveMs: 50 } }).a,
+      `/api/v1/plans/${planId}/events/stream`,
+    );
+    expect(await idle.next(2000)).toEqual({ comment: "open" });
+    expect(await idle.next(2000)).toEqual({ comment: "keep-alive" });
+    await idle.cancel();
   });
 
   it("drops a client that never reads instead of queueing without limit", async () => {

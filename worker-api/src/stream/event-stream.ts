@@ -1,5 +1,5 @@
 import { onSharedAbort } from "../shared-abort.js";
-import { eventFrame, KEEP_ALIVE_FRAME, truncatedFrame } from "./frames.js";
+import { eventFrame, KEEP_ALIVE_FRAME, OPEN_FRAME, truncatedFrame } from "./frames.js";
 import type { EventCursor, EventFeed, SettledEvent } from "./source.js";
 import { SubscriberQueue } from "./subscriber-queue.js";
 
@@ -79,6 +79,9 @@ async function follow(
   const cursor =
     options.afterId === undefined ? await feed.head(planId) : await feed.cursorAfter(options.afterId, planId);
   const follower = new Follower(options, queue, signal, cursor);
+  // A comment at once, so the response's head goes out and the client sees the stream open now, not
+  // at the first event or keep-alive (a browser's EventSource fires `open` only then).
+  if (!(await follower.open())) return signal.aborted ? "stopped" : "dropped";
   while (!signal.aborted) {
     // This round's wait ends with the round (or the stream); listeners are removed, not left to the GC.
     const guard = new AbortController();
@@ -135,6 +138,11 @@ class Follower {
     if (page.length === limit) return "more";
     this.#replaying = false;
     return "caught_up";
+  }
+
+  /** Sends the opening comment; false when the client took no room for it. */
+  open(): Promise<boolean> {
+    return this.#send(OPEN_FRAME);
   }
 
   /** Waits for a wake-up or the keep-alive interval, sending a keep-alive if nothing went out in it. */

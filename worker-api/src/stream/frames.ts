@@ -21,3 +21,6 @@ export function truncatedFrame(after: number, limit: number): Uint8Array {
 
 /** A comment line, ignored by clients, that keeps proxies from closing an idle stream. */
 export const KEEP_ALIVE_FRAME: Uint8Array = encoder.encode(": keep-alive\n\n");
+
+/** The comment a stream starts with: it carries the response's head to the client at once. */
+export const OPEN_FRAME: Uint8Array = encoder.encode(": open\n\n");

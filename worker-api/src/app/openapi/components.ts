@@ -13,10 +13,14 @@ import {
   planFileSchema,
   planListResponseSchema,
   planTasksResponseSchema,
+  redeemRequestSchema,
+  redeemResponseSchema,
   registerRequestSchema,
   registerResponseSchema,
   releaseRequestSchema,
+  sessionResponseSchema,
   startRequestSchema,
+  taskDetailResponseSchema,
   taskEventRequestSchema,
   taskEventResponseSchema,
   taskResponseSchema,
@@ -52,6 +56,10 @@ const SCHEMAS = {
   CreatePlanResponse: createPlanResponseSchema,
   WorkersPauseResponse: workersPauseResponseSchema,
   WorkerListResponse: workerListResponseSchema,
+  TaskDetailResponse: taskDetailResponseSchema,
+  SessionResponse: sessionResponseSchema,
+  RedeemRequest: redeemRequestSchema,
+  RedeemResponse: redeemResponseSchema,
 } as const;
 
 /** A component name of {@link componentSchemas}. */

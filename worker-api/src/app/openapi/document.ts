@@ -57,6 +57,13 @@ export function buildOpenApiDocument(): JsonSchema {
           description:
             "A GitHub Actions OIDC token (issuer https://token.actions.githubusercontent.com, RS256) whose `aud` is the control plane's WHILLY_OIDC_AUDIENCE and whose `repository` is in its WHILLY_OIDC_REPOSITORIES; only for the issues of that repository.",
         },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "whilly_session",
+          description:
+            "A browser session from `POST /api/v1/session`: accepted on the read API's GET and HEAD requests that send no Authorization header, never on an action.",
+        },
         readToken: {
           type: "http",
           scheme: "bearer",
@@ -112,8 +119,13 @@ function operationObject(op: Operation): Record<string, unknown> {
       ? {}
       : { requestBody: { required: true, content: { "application/json": { schema: ref(op.request) } } } }),
     responses,
-    security: SECURITY[op.auth],
+    security: [...SECURITY[op.auth], ...(takesSessionCookie(op) ? [{ sessionCookie: [] }] : [])],
   };
+}
+
+/** The read API's GET routes also take the browser's session cookie (a read credential only). */
+function takesSessionCookie(op: Operation): boolean {
+  return op.method === "get" && op.path.startsWith("/api/v1/") && op.auth.startsWith("reader");
 }
 
 /** Each credential kind as OpenAPI security requirements (alternatives). */
@@ -126,4 +138,5 @@ const SECURITY: Record<OperationAuth, Record<string, string[]>[]> = {
   reader_or_oidc: [{ readToken: [] }, { githubOidc: [] }],
   plan_writer: [{ adminToken: [] }, { githubOidc: [] }],
   admin: [{ adminToken: [] }],
+  sign_in_code: [],
 };

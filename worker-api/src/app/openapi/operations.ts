@@ -3,7 +3,9 @@ import type { ComponentName } from "./components.js";
 /**
  * Which credential an operation takes. `reader`: the admin token or a read-only token;
  * `reader_or_worker` takes a live worker bearer too; `reader_or_oidc` a GitHub Actions OIDC token too;
- * `plan_writer`: the admin token or a GitHub Actions OIDC token; `admin`: the admin token only.
+ * `plan_writer`: the admin token or a GitHub Actions OIDC token; `admin`: the admin token only;
+ * `sign_in_code`: a one-time code in the body. Every `reader` route that answers GET also takes the
+ * session cookie (`sessionCookie`), a read credential only.
  */
 export type OperationAuth =
   | "none"
@@ -13,7 +15,8 @@ export type OperationAuth =
   | "reader_or_worker"
   | "reader_or_oidc"
   | "plan_writer"
-  | "admin";
+  | "admin"
+  | "sign_in_code";
 
 /**
  * A response: its description and, unless it has no body, the component schema of the body; `stream`
@@ -36,7 +39,7 @@ export type QueryParameter = {
 
 /** One route of the control plane, as the OpenAPI document describes it. */
 export type Operation = {
-  readonly method: "get" | "post";
+  readonly method: "get" | "post" | "delete";
   /** OpenAPI style: `{param}`. */
   readonly path: string;
   readonly operationId: string;
@@ -343,6 +346,21 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: "get",
+    path: "/api/v1/plans/{planId}/tasks/{taskId}",
+    operationId: "getPlanTask",
+    summary: "One task with its attempts and latest events",
+    description:
+      "The task as the list serves it plus `last_failure`, `work` and `verification_output`; its attempts, read from its CLAIM, COMPLETE, FAIL, RELEASE and RESET events; its latest 200 events, oldest first.",
+    auth: "reader",
+    responses: {
+      200: { description: "The task page's data.", body: "TaskDetailResponse" },
+      401: reader401,
+      404: { description: "`plan_not_found` or `task_not_found`.", body: E },
+      503: unavailable,
+    },
+  },
+  {
+    method: "get",
     path: "/api/v1/plans/{planId}/events",
     operationId: "listPlanEvents",
     summary: "A plan's audit events after an id, oldest first",
@@ -400,6 +418,7 @@ export const OPERATIONS: readonly Operation[] = [
       503: unavailable,
     },
   },
+  ...sessionOperations(),
   workersAction(
     "pause",
     "Pause every worker",
@@ -411,6 +430,51 @@ export const OPERATIONS: readonly Operation[] = [
     'Lifts the pause and wakes parked claims at once; writes `worker.resumed` `{worker_id: null, reason: "admin"}` in each plan with unfinished tasks. `resumed: false` when nothing was paused.',
   ),
 ];
+
+/** Browser sessions (docs/protocol.md#browser-sessions): open, close, and redeem a sign-in code. */
+function sessionOperations(): Operation[] {
+  return [
+    {
+      method: "post",
+      path: "/api/v1/session",
+      operationId: "openSession",
+      summary: "Trade a token for a browser session cookie",
+      description:
+        "Sets `whilly_session` (HttpOnly, SameSite=Strict, Path=/, Max-Age = WHILLY_SESSION_TTL; Secure over https). The cookie reads the read API's GET routes without an Authorization header and never acts: operator actions still take the bearer admin token. A read-role session ends when its read token is revoked. Takes no body.",
+      auth: "reader",
+      responses: {
+        200: { description: "The session's role and expiry.", body: "SessionResponse" },
+        401: reader401,
+        503: unavailable,
+      },
+    },
+    {
+      method: "delete",
+      path: "/api/v1/session",
+      operationId: "closeSession",
+      summary: "Clear the session cookie",
+      auth: "none",
+      responses: { 204: { description: "The cookie is cleared (Max-Age=0)." } },
+    },
+    {
+      method: "post",
+      path: "/api/v1/session/redeem",
+      operationId: "redeemSignInCode",
+      summary: "Trade a one-time sign-in code of `whilly run --ui` for an admin session",
+      auth: "sign_in_code",
+      request: "RedeemRequest",
+      responses: {
+        200: {
+          description: "An admin session cookie, and the admin token for operator actions.",
+          body: "RedeemResponse",
+        },
+        401: unauthorized("sign_in_code_invalid"),
+        404: { description: "`not_found`: this control plane issues no sign-in codes.", body: E },
+        422: invalid,
+      },
+    },
+  ];
+}
 
 /** `POST /api/v1/plans/{planId}/tasks/{taskId}/reset|release`: an operator's action on one task. */
 function operatorTaskAction(verb: "reset" | "release", summary: string, description: string): Operation {

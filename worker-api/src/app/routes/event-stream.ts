@@ -19,7 +19,11 @@ export type StreamEventPayload = EventPayload & { readonly worker_id: string | n
  * {@link eventStreamHandler}); mounted at `/api/v1/events`.
  */
 export function eventRoutes(deps: AppDeps) {
-  return new Hono().get("/stream", readerCredential(deps), eventStreamHandler(deps, "all"));
+  return new Hono().get(
+    "/stream",
+    readerCredential(deps, { session: true }),
+    eventStreamHandler(deps, "all"),
+  );
 }
 
 /**

@@ -36,7 +36,7 @@ export function operatorRoutes(deps: AppDeps) {
       notify(planId);
       return c.json({ task: toTaskPayload(task) });
     })
-    .get("/workers/pause", readerCredential(deps), async (c) => {
+    .get("/workers/pause", readerCredential(deps, { session: true }), async (c) => {
       const pause = await deps.withStore((store) => store.readWorkersPause());
       return c.json(toPausePayload(pause));
     })

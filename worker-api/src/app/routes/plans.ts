@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps } from "../deps.js";
 import { toTaskPayload } from "../payload.js";
 import { toEventPayload, toPlanDetail, toPlanSummaryPayload } from "../read-payload.js";
-import { readerCredential } from "../reader.js";
+import { authenticateReadRequest, readerCredential } from "../reader.js";
 import { eventStreamHandler } from "./event-stream.js";
 import { authorizeIssueLookup, createPlanHandler } from "./plan-create.js";
 
@@ -20,15 +20,14 @@ export const EVENTS_PAGE = { default: 1000, max: 10_000 } as const;
  * paths (`/api/v1/plans/my%20plan`); a missing plan is a 404 envelope (`plan_not_found`).
  */
 export function planRoutes(deps: AppDeps) {
-  const reader = readerCredential(deps);
+  const reader = readerCredential(deps, { session: true });
   return new Hono()
     .post("/", createPlanHandler(deps))
     .get("/", async (c) => {
       const raw = c.req.query("github_issue_ref");
       let ref: string | undefined;
       if (raw === undefined) {
-        const authorization = c.req.header("authorization");
-        await deps.withStore((store) => deps.auth.authenticateReader(authorization, store));
+        await deps.withStore((store) => authenticateReadRequest(deps, c, store, true));
       } else {
         ref = await authorizeIssueLookup(deps, c, raw);
       }
@@ -39,7 +38,7 @@ export function planRoutes(deps: AppDeps) {
       });
       return c.json({ plans: plans.map(toPlanSummaryPayload) });
     })
-    .get("/:planId", readerCredential(deps, { workers: "admit" }), async (c) => {
+    .get("/:planId", readerCredential(deps, { workers: "admit", session: true }), async (c) => {
       const planId = c.req.param("planId");
       const plans = await deps.withStore((store) => store.listPlans());
       const plan = plans.find((p) => p.id === planId);
@@ -101,7 +100,9 @@ function queryInteger(
 }
 
 /** A task's `waiting_for` in the read API: `null` when it does not wait for a capability. */
-function waitingForPayload(waiting: WaitingFor | undefined): { agent?: string; tags: string[] } | null {
+export function waitingForPayload(
+  waiting: WaitingFor | undefined,
+): { agent?: string; tags: string[] } | null {
   if (waiting === undefined) return null;
   return { ...(waiting.agent === undefined ? {} : { agent: waiting.agent }), tags: [...waiting.tags] };
 }

@@ -9,7 +9,7 @@ import { readerCredential } from "../reader.js";
  * id, and the operator's pause, so a dashboard shows who can run tasks and whether they may claim.
  */
 export function workerReadRoutes(deps: AppDeps) {
-  return new Hono().get("/", readerCredential(deps), async (c) => {
+  return new Hono().get("/", readerCredential(deps, { session: true }), async (c) => {
     const { workers, pause } = await deps.withStore(async (store) => ({
       workers: await store.listWorkers(),
       pause: await store.readWorkersPause(),

@@ -85,5 +85,28 @@ export function describeEventContract(ctx: ContractContext): void {
       const appended = (await ctx.store.listEvents("p")).filter((e) => e.eventType !== "task.created");
       expect(appended.map((e) => e.payload)).toEqual([{ n: 1 }, { n: 3 }]);
     });
+
+    it("lists one task's latest events, oldest first, of the types asked for", async () => {
+      await ctx.store.importPlan(plan("p", [task("A"), task("B")]));
+      for (const n of [1, 2, 3]) {
+        await ctx.store.appendEvent({ planId: "p", taskId: "A", eventType: "agent.output", payload: { n } });
+      }
+      await ctx.store.appendEvent({ planId: "p", taskId: "B", eventType: "agent.output", payload: { n: 9 } });
+      const all = await ctx.store.listTaskEvents("p", "A", { limit: 100 });
+      expect(all.map((e) => e.eventType)).toEqual([
+        "task.created",
+        "agent.output",
+        "agent.output",
+        "agent.output",
+      ]);
+      expect(all.every((e) => e.taskId === "A")).toBe(true);
+      const lastTwo = await ctx.store.listTaskEvents("p", "A", { limit: 2 });
+      expect(lastTwo.map((e) => e.payload)).toEqual([{ n: 2 }, { n: 3 }]);
+      const created = await ctx.store.listTaskEvents("p", "A", { limit: 10, eventTypes: ["task.created"] });
+      expect(created.map((e) => e.eventType)).toEqual(["task.created"]);
+      expect(await ctx.store.listTaskEvents("p", "A", { limit: 10, eventTypes: [] })).toEqual([]);
+      expect(await ctx.store.listTaskEvents("p", "Z", { limit: 10 })).toEqual([]);
+      expect(await ctx.store.listTaskEvents("nope", "A", { limit: 10 })).toEqual([]);
+    });
   });
 }

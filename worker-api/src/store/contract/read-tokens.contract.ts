@@ -13,6 +13,8 @@ export function describeReadTokenContract(ctx: ContractContext): void {
       expect(created).toMatchObject({ id: "rt-1", label: "dash", revokedAt: undefined });
       expect((await ctx.store.findReadTokenByHash(HASH_A))?.id).toBe("rt-1");
       expect(await ctx.store.findReadTokenByHash(HASH_B)).toBeUndefined();
+      expect(await ctx.store.findReadTokenById("rt-1")).toMatchObject({ id: "rt-1", label: "dash" });
+      expect(await ctx.store.findReadTokenById("rt-2")).toBeUndefined();
       expect(await ctx.store.findReadTokenByHash("not-a-hash")).toBeUndefined();
       const listed = await ctx.store.listReadTokens();
       expect(listed).toEqual([
@@ -35,6 +37,7 @@ export function describeReadTokenContract(ctx: ContractContext): void {
       await ctx.store.createReadToken({ id: "rt-1", tokenHash: HASH_A });
       expect(await ctx.store.revokeReadToken("rt-1")).toEqual({ found: true, wasLive: true });
       expect(await ctx.store.findReadTokenByHash(HASH_A)).toBeUndefined();
+      expect(await ctx.store.findReadTokenById("rt-1")).toBeUndefined();
       expect(await ctx.store.revokeReadToken("rt-1")).toEqual({ found: true, wasLive: false });
       expect(await ctx.store.revokeReadToken("rt-9")).toEqual({ found: false, wasLive: false });
       expect((await ctx.store.listReadTokens())[0]?.revokedAt).toBeInstanceOf(Date);

@@ -47,6 +47,15 @@ export async function findReadTokenByHash(db: Db, tokenHash: string): Promise<Re
   return row && toRecord(row);
 }
 
+/** @returns the live (not revoked) read token with this id, or `undefined`. One primary-key probe. */
+export async function findReadTokenById(db: Db, id: string): Promise<ReadTokenRecord | undefined> {
+  const [row] = await db
+    .select()
+    .from(readTokens)
+    .where(and(eq(readTokens.id, id), isNull(readTokens.revokedAt)));
+  return row && toRecord(row);
+}
+
 /** Every read token, revoked ones included, oldest first. */
 export async function listReadTokens(db: Db): Promise<ReadTokenRecord[]> {
   const rows = await db.select().from(readTokens).orderBy(asc(readTokens.createdAt), asc(readTokens.id));
