@@ -67,6 +67,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   const { store, settings, log } = options;
   const withStore = <T>(use: (s: Store) => Promise<T>) => use(store);
   const stopping = new AbortController();
+  // Read before anything starts: a file that cannot be read then leaves nothing running.
+  const site = loadStaticSite(settings.webDir);
   const coordinator = await startCoordinator({ store, recheckMs: settings.app.claimRecheckMs, log });
   let eventFeed: StoreEventFeed;
   try {
@@ -94,7 +96,6 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     claimWaits: new DurationHistogram(LONG_POLL_BOUNDS_SECONDS),
     ...(options.signIn ? { signIn: { ...options.signIn } } : {}),
   });
-  const site = loadStaticSite(settings.webDir);
   // Each request's environment carries its hang-up signal, made only when a route asks (parked claims).
   const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
     serveStaticSite(site, request) ??
@@ -127,6 +128,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
       : undefined;
   const address = server.address() as AddressInfo;
   const url = `http://${urlHost(address.address)}:${address.port}`;
+  if (site.files.size === 0) log?.("warn", "server.web_not_built", { dir: site.dir ?? null });
   log?.("info", "server.listening", {
     url,
     store: store.driver,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inProcessAuth } from "../auth/in-process.js";
+import type { Logger } from "../ports/index.js";
 import { openInMemoryStore } from "../store/open/embedded.js";
 import type { Store } from "../store/store.js";
 import { type NodeServer, startNodeServer } from "./server.js";
@@ -34,12 +35,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function serve(webDir: string) {
+function serve(webDir: string, log?: Logger) {
   const settings = parseServerSettings({
     WHILLY_WORKER_BOOTSTRAP_TOKEN: "static-site-test-bootstrap",
     WHILLY_WEB_DIR: webDir,
   });
-  return startNodeServer({ store, settings, auth: inProcessAuth, port: 0 });
+  return startNodeServer({ store, settings, auth: inProcessAuth, port: 0, log });
 }
 
 /** A raw request: fetch would resolve `..` and `%2e%2e` before sending, node:http sends the path as written. */
@@ -109,8 +110,12 @@ describe("the Node host's web dashboard", () => {
   });
 
   it("starts without a built dashboard and says how to build it", async () => {
-    const missing = await serve(join(work, "nowhere"));
+    const logged: string[] = [];
+    const missing = await serve(join(work, "nowhere"), (level, event, fields) =>
+      logged.push(`${level} ${event} ${JSON.stringify(fields)}`),
+    );
     try {
+      expect(logged).toContain(`warn server.web_not_built ${JSON.stringify({ dir: join(work, "nowhere") })}`);
       const response = await fetch(`${missing.url}/`);
       expect(response.status).toBe(503);
       expect(await response.text()).toContain("npm run build -w @whilly/web");
