@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, path } from "../api/http.js";
 import type { AuditEvent, Plan, Task } from "../api/types.js";
 import { useStream, useThrottled } from "../ui/hooks.js";
@@ -41,7 +41,9 @@ export function usePlan(planId: string): LivePlan {
   const refreshPlan = useThrottled(loadPlan, 1000);
   const reloadAll = useThrottled(loadAll, 2000);
 
-  useEffect(() => {
+  // A layout effect runs right after the first render, not after the next frame: the fetch of a big
+  // plan is the page's critical path.
+  useLayoutEffect(() => {
     loadAll();
     return () => cancelAnimationFrame(frame.current);
   }, [planId]);
