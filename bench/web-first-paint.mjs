@@ -176,8 +176,6 @@ async function loadPlanPage(b, url, viewport) {
       const tasksEntry = entries.find((e) => /\/api\/v1\/plans\/[^/]+\/tasks$/.test(e.name));
       const session = entries.find((e) => e.name.endsWith("/api/v1/session"));
       const assets = entries.filter((e) => /\/assets\//.test(e.name));
-      if (globalThis.__dump) {
-      }
       return {
         timeline: entries.map(
           (e) =>

@@ -22,10 +22,11 @@ function signInCode(): string | undefined {
  * session is resumed at once (no wait for the server) and renewed alongside the page's first reads.
  */
 export function App() {
+  // A reload resumes the tab's session at once (its reads start with the cookie) and renews it
+  // alongside; first, so that `who` below sees it.
+  const [starting, setStarting] = useState(() => signInCode() !== undefined || !session.resume());
   const who = useStore(session);
   const route = useRoute();
-  // A reload resumes the tab's session at once (its reads start with the cookie) and renews it alongside.
-  const [starting, setStarting] = useState(() => signInCode() !== undefined || !session.resume());
   const [notice, setNotice] = useState<string | undefined>(undefined);
   useEffect(() => {
     const redeem = (code: string) => {

@@ -1,4 +1,9 @@
-/** JSON replies with a declared length below this many bytes are sent as they are. */
+import { promisify } from "node:util";
+import { gzip as gzipCallback } from "node:zlib";
+
+const gzip = promisify(gzipCallback);
+
+/** JSON replies below this many bytes are sent as they are. */
 export const GZIP_MIN_BYTES = 1024;
 
 /**
@@ -9,7 +14,7 @@ export const GZIP_MIN_BYTES = 1024;
  * small. Workers compress on their own (Cloudflare's edge), so only the Node host calls this.
  * @returns `response` itself when it is not compressed.
  */
-export function gzipJson(request: Request, response: Response): Response {
+export async function gzipJson(request: Request, response: Response): Promise<Response> {
   const type = response.headers.get("content-type") ?? "";
   const length = response.headers.get("content-length");
   if (
@@ -22,8 +27,13 @@ export function gzipJson(request: Request, response: Response): Response {
   ) {
     return response;
   }
-  const compressed = new Response(response.body.pipeThrough(new CompressionStream("gzip")), response);
-  compressed.headers.delete("content-length");
+  // The whole body at once, not a CompressionStream: a stream's chunks each wait for a turn of an
+  // event loop that a big read may keep busy, and a small reply would then end long after it began.
+  const raw = Buffer.from(await response.arrayBuffer());
+  if (raw.length < GZIP_MIN_BYTES) return new Response(raw, response);
+  const body = await gzip(raw);
+  const compressed = new Response(body, response);
+  compressed.headers.set("content-length", String(body.length));
   compressed.headers.set("content-encoding", "gzip");
   const vary = compressed.headers.get("vary");
   if (!vary || !/\baccept-encoding\b/i.test(vary)) {

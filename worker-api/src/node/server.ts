@@ -100,7 +100,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
   // JSON replies are gzipped for clients that accept it (`gzip-json.ts`); streams never are.
   const fetch = async (request: Request, env: HttpBindings | Http2Bindings) =>
     serveStaticSite(site, request) ??
-    gzipJson(
+    (await gzipJson(
       request,
       await app.fetch(request, {
         ...env,
@@ -108,7 +108,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
         [CLIENT_GONE_KEY]: () =>
           hangUpSignal(env.incoming as IncomingMessage, env.outgoing as ServerResponse),
       }),
-    );
+    ));
   const server = createAdaptorServer({ fetch }) as Server;
   const connections = trackConnections(server);
   try {
