@@ -27,8 +27,8 @@ export function usePlan(planId: string): LivePlan {
   const frame = useRef(0);
 
   const loadPlan = () => api<Plan>(`plans/${path(planId)}`).then(setPlan, (err) => setError(err));
+  // The tasks first: the server's store answers one query at a time, and the table waits for them.
   const loadAll = () => {
-    loadPlan();
     api<{ tasks: Task[] }>(`plans/${path(planId)}/tasks`).then(
       (r) => {
         queue.current = [];
@@ -37,6 +37,7 @@ export function usePlan(planId: string): LivePlan {
       },
       (err) => setError(err),
     );
+    loadPlan();
   };
   const refreshPlan = useThrottled(loadPlan, 1000);
   const reloadAll = useThrottled(loadAll, 2000);
