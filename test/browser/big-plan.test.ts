@@ -68,7 +68,8 @@ describe("a plan of 1,000 tasks in the dashboard", () => {
     expect(await row(page, id(COUNT - 1)).count()).toBe(0);
 
     await page.getByTestId("task-scroller").evaluate((el) => {
-      el.scrollTop = el.scrollHeight;
+      const scroller = el as unknown as { scrollTop: number; scrollHeight: number };
+      scroller.scrollTop = scroller.scrollHeight;
     });
     await expect.poll(() => row(page, id(COUNT - 1)).isVisible(), WAIT).toBe(true);
     expect(await row(page, id(0)).count()).toBe(0);
@@ -76,14 +77,25 @@ describe("a plan of 1,000 tasks in the dashboard", () => {
     await page.context().close();
   });
 
-  it("does not scroll sideways at 360 px wide", async () => {
+  it("does not scroll sideways at 360 px wide, and shows the plan again after a reload", async () => {
     const page = await openPlan(360, 740);
-    const widths = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      inner: innerWidth,
-    }));
+    // The test's TypeScript has no DOM types: the page's globals are read by name.
+    const widths = await page.evaluate(() => {
+      const win = globalThis as unknown as {
+        innerWidth: number;
+        document: { documentElement: { scrollWidth: number } };
+      };
+      return { scroll: win.document.documentElement.scrollWidth, inner: win.innerWidth };
+    });
     expect(widths.inner).toBe(360);
     expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
+
+    // A reload resumes the tab's session without waiting for the server; with the cookie gone, the
+    // first reads are refused, renew the session from the tab's token and retry.
+    await page.context().clearCookies();
+    await page.reload();
+    await expect.poll(() => row(page, id(0)).isVisible(), WAIT).toBe(true);
+    expect(await page.getByTestId("signin-form").count()).toBe(0);
     await page.context().close();
   });
 });
