@@ -18,12 +18,15 @@ function signInCode(): string | undefined {
 
 /**
  * Signs in from a link's code or the tab's stored token, then shows the page of the hash. Until a
- * session is open only the sign-in form is shown and nothing is fetched.
+ * session is open only the sign-in form is shown and nothing is fetched; after a reload the tab's
+ * session is resumed at once (no wait for the server) and renewed alongside the page's first reads.
  */
 export function App() {
+  // A reload resumes the tab's session at once (its reads start with the cookie) and renews it
+  // alongside; first, so that `who` below sees it.
+  const [starting, setStarting] = useState(() => signInCode() !== undefined || !session.resume());
   const who = useStore(session);
   const route = useRoute();
-  const [starting, setStarting] = useState(true);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   useEffect(() => {
     const redeem = (code: string) => {

@@ -8,12 +8,16 @@ export interface SessionState {
 }
 
 const KEY = "whilly.token";
+/** The last session the server granted this tab (role and expiry; no secret), to resume it on a reload. */
+const STATE_KEY = "whilly.session";
 let state: SessionState | null = null;
 let renewing: Promise<boolean> | null = null;
 const listeners = new Set<() => void>();
 
 function set(next: SessionState | null): void {
   state = next;
+  if (next) sessionStorage.setItem(STATE_KEY, JSON.stringify(next));
+  else sessionStorage.removeItem(STATE_KEY);
   for (const fn of listeners) fn();
 }
 
@@ -28,6 +32,27 @@ export const session = {
   subscribe(fn: () => void): () => void {
     listeners.add(fn);
     return () => listeners.delete(fn);
+  },
+
+  /**
+   * Takes up the session this tab last had (after a reload) without waiting for the server, so the
+   * page's reads start at once with the cookie; call {@link session.renew} too, which signs out when
+   * the token is no longer valid. A read that meets an expired cookie renews and retries (`api`).
+   * @returns whether a session was resumed (a token and its session are stored).
+   */
+  resume(): boolean {
+    const token = sessionStorage.getItem(KEY);
+    const saved = sessionStorage.getItem(STATE_KEY);
+    if (!token || !saved) return false;
+    try {
+      const parsed = JSON.parse(saved) as Partial<SessionState>;
+      if ((parsed.role !== "admin" && parsed.role !== "read") || typeof parsed.expiresAt !== "string")
+        return false;
+      set({ role: parsed.role, expiresAt: parsed.expiresAt });
+      return true;
+    } catch {
+      return false;
+    }
   },
 
   /** Opens a session with `token` (admin or read-only). @throws {ApiError} when refused. */

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, path } from "../api/http.js";
 import type { AuditEvent, Plan, Task } from "../api/types.js";
 import { useStream, useThrottled } from "../ui/hooks.js";
@@ -27,8 +27,8 @@ export function usePlan(planId: string): LivePlan {
   const frame = useRef(0);
 
   const loadPlan = () => api<Plan>(`plans/${path(planId)}`).then(setPlan, (err) => setError(err));
+  // The tasks first: the server's store answers one query at a time, and the table waits for them.
   const loadAll = () => {
-    loadPlan();
     api<{ tasks: Task[] }>(`plans/${path(planId)}/tasks`).then(
       (r) => {
         queue.current = [];
@@ -37,11 +37,14 @@ export function usePlan(planId: string): LivePlan {
       },
       (err) => setError(err),
     );
+    loadPlan();
   };
   const refreshPlan = useThrottled(loadPlan, 1000);
   const reloadAll = useThrottled(loadAll, 2000);
 
-  useEffect(() => {
+  // A layout effect runs right after the first render, not after the next frame: the fetch of a big
+  // plan is the page's critical path.
+  useLayoutEffect(() => {
     loadAll();
     return () => cancelAnimationFrame(frame.current);
   }, [planId]);

@@ -25,7 +25,8 @@ export function PlanPage({ planId }: { planId: string }) {
     () => (tasks ? sortTasks(filterTasks(tasks, status, text), sort.key, sort.desc, now) : []),
     [tasks, status, text, sort, now],
   );
-  if (!plan || !tasks) return <Loading error={error} what={`plan '${planId}'`} />;
+  // The table shows as soon as the tasks are in; the small summary (name, spend) may come after.
+  if (!tasks) return <Loading error={error} what={`plan '${planId}'`} />;
   const counts = countStatuses(tasks);
   const graphOpen = graph ?? tasks.length <= GRAPH_OPEN_UP_TO;
   const onSort = (key: SortKey) => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }));
@@ -34,7 +35,7 @@ export function PlanPage({ planId }: { planId: string }) {
       <p class="crumbs">
         <a href="#/">Plans</a> /
       </p>
-      <h1>{plan.name}</h1>
+      <h1>{plan?.name ?? planId}</h1>
       <ProgressBar counts={counts} total={tasks.length} />
       <p class="counts">
         {STATUSES.map((s) => (
@@ -50,7 +51,7 @@ export function PlanPage({ planId }: { planId: string }) {
           </button>
         ))}
       </p>
-      <Spend spent={plan.spent_usd} budget={plan.budget_usd} />
+      {plan && <Spend spent={plan.spent_usd} budget={plan.budget_usd} />}
       <div class="filters">
         <label>
           Status{" "}

@@ -12,6 +12,7 @@ import type { Store } from "../store/store.js";
 import { DEFAULT_EVENT_STREAM, type StoreEventFeed, startStoreEventFeed } from "../stream/index.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { closeHttpServer, trackConnections } from "./close-http.js";
+import { gzipJson } from "./gzip-json.js";
 import { hangUpSignal } from "./hang-up.js";
 import type { ServerSettings } from "./settings.js";
 import { loadStaticSite, serveStaticSite } from "./static-site.js";
@@ -97,13 +98,18 @@ export async function startNodeServer(options: NodeServerOptions): Promise<NodeS
     ...(options.signIn ? { signIn: { ...options.signIn } } : {}),
   });
   // Each request's environment carries its hang-up signal, made only when a route asks (parked claims).
-  const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
+  // JSON replies are gzipped for clients that accept it (`gzip-json.ts`); streams never are.
+  const fetch = async (request: Request, env: HttpBindings | Http2Bindings) =>
     serveStaticSite(site, request) ??
-    app.fetch(request, {
-      ...env,
-      // This server speaks HTTP/1.1 only (createAdaptorServer without `createServer`).
-      [CLIENT_GONE_KEY]: () => hangUpSignal(env.incoming as IncomingMessage, env.outgoing as ServerResponse),
-    });
+    (await gzipJson(
+      request,
+      await app.fetch(request, {
+        ...env,
+        // This server speaks HTTP/1.1 only (createAdaptorServer without `createServer`).
+        [CLIENT_GONE_KEY]: () =>
+          hangUpSignal(env.incoming as IncomingMessage, env.outgoing as ServerResponse),
+      }),
+    ));
   const server = createAdaptorServer({ fetch }) as Server;
   const connections = trackConnections(server);
   try {
