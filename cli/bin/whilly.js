@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { createInterface } from "node:readline/promises";
-import { endRunningAttempts } from "@whilly/agent";
 import { lineQuestions } from "../dist/ask.js";
 import { announceInterrupt, logUncaught } from "../dist/json-stderr.js";
 import { main, reportUncaught } from "../dist/main.js";
@@ -36,9 +35,16 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     signals += 1;
     if (signals > 1) {
-      // Exiting at once must not leave the agent's processes running.
-      endRunningAttempts();
-      process.exit(130);
+      // Exiting at once must not leave the agent's processes running. The agent package is loaded here
+      // only (a command that ran agents has it loaded already), as loading it slows every command's start.
+      import("@whilly/agent").then(
+        ({ endRunningAttempts }) => {
+          endRunningAttempts();
+          process.exit(130);
+        },
+        () => process.exit(130),
+      );
+      return;
     }
     announceInterrupt(process.stderr, signal);
     interrupt.abort();
