@@ -67,6 +67,25 @@ module.exports = {
       },
     },
     {
+      name: "cli-commands-load-lazily",
+      severity: "error",
+      comment:
+        "Every whilly start registers all commands: a command's registration (its options and help) imports the store, the server or the agents only dynamically, in its handler (or through a *-handler.ts module it imports dynamically), so --help, usage errors and the other commands do not pay for them.",
+      from: {
+        path: ["^cli/src/(main|context)\\.ts$", "^cli/src/commands/"],
+        pathNot: [TEST_CODE, "-handler\\.ts$", "^cli/src/commands/init/run-init\\.ts$"].flat(),
+      },
+      to: {
+        path: [
+          "^agent/src",
+          "^worker-api/src",
+          "^cli/src/(settings|store/open-store|events/follow-store|dashboard/sources|pr/plan-pr|forge/run-intake|run/local-run|run/runner)\\.ts$",
+          "^cli/src/integrate/(integrate-plan|target|checks|branch|worktree)\\.ts$",
+        ],
+        dependencyTypesNot: ["dynamic-import", "type-only", "type-import"],
+      },
+    },
+    {
       name: "drizzle-only-in-store",
       severity: "error",
       comment:

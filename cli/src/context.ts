@@ -1,7 +1,7 @@
 import type { Store } from "@whilly/worker-api";
 import type { Io } from "./io.js";
-import { type CliSettings, parseCliSettings } from "./settings.js";
-import { openCliStore, type StoreUse } from "./store/open-store.js";
+import type { CliSettings } from "./settings.js";
+import type { StoreUse } from "./store/open-store.js";
 
 /**
  * What every command handler gets: the I/O, the settings (validated once, on first use, so `--help`
@@ -10,6 +10,7 @@ import { openCliStore, type StoreUse } from "./store/open-store.js";
 export class CliContext {
   exitCode = 0;
   private cachedSettings: CliSettings | undefined;
+  private parseSettings: typeof import("./settings.js").parseCliSettings | undefined;
   private storePromise: Promise<Store> | undefined;
 
   /**
@@ -21,9 +22,21 @@ export class CliContext {
     readonly command?: string,
   ) {}
 
-  /** @throws {ConfigurationError} when the environment is invalid. */
+  /**
+   * Loads what reading the settings needs (the agent's settings come with them), so that only a command
+   * that runs pays for it, not `--help` or a usage error; `main` calls it before any command's handler.
+   */
+  async load(): Promise<void> {
+    this.parseSettings ??= (await import("./settings.js")).parseCliSettings;
+  }
+
+  /**
+   * @throws {ConfigurationError} when the environment is invalid.
+   * @throws {Error} when read before {@link load}: a bug.
+   */
   get settings(): CliSettings {
-    this.cachedSettings ??= parseCliSettings(this.io.env);
+    if (this.parseSettings === undefined) throw new Error("CliContext.settings read before load()");
+    this.cachedSettings ??= this.parseSettings(this.io.env);
     return this.cachedSettings;
   }
 
@@ -32,7 +45,13 @@ export class CliContext {
    * opens it, so its `use` decides (see {@link StoreUse}); later calls share that store.
    */
   store(use: StoreUse = {}): Promise<Store> {
-    this.storePromise ??= openCliStore(this.settings, this.io, { command: this.command, ...use });
+    // The store's modules (PGlite, drizzle, the local socket) load with the first store a command opens.
+    if (this.storePromise === undefined) {
+      const settings = this.settings;
+      this.storePromise = import("./store/open-store.js").then(({ openCliStore }) =>
+        openCliStore(settings, this.io, { command: this.command, ...use }),
+      );
+    }
     return this.storePromise;
   }
 

@@ -57,7 +57,11 @@ export async function main(argv: readonly string[], processIo: Io): Promise<numb
       }
       throw yargsUsageError(message ?? "invalid command line", usage, suggestion);
     })
-    .exitProcess(false);
+    .exitProcess(false)
+    // Commands load their implementations when they run; the settings' parser, which every handler
+    // reads, loads here before any of them (yargs runs middleware for --help and --version too, which
+    // need none of it).
+    .middleware((args) => (args.help || args.version ? undefined : ctx.load()));
   for (const register of [
     initCommand,
     forgeCommand,

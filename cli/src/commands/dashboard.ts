@@ -4,7 +4,6 @@ import { connectTimeoutMs } from "../connect-timeout.js";
 import type { CliContext } from "../context.js";
 import { type ControlActions, remoteControlActions, storeControlActions } from "../control/actions.js";
 import { DashboardController } from "../dashboard/controller.js";
-import { choosePlan, remoteDashboardSource, storeSource } from "../dashboard/sources.js";
 import { dashboardText } from "../dashboard/text.js";
 import { textFlag } from "../options.js";
 import { remoteSource } from "./events.js";
@@ -40,6 +39,8 @@ export function dashboardCommand(y: Argv, ctx: CliContext): Argv {
       // the store opens hides most of their own start (seconds on a busy machine).
       const screen = terminal ? import("../dashboard/screen.js") : undefined;
       screen?.catch(() => undefined);
+      // The store's event feed comes with the sources.
+      const { choosePlan, remoteDashboardSource, storeSource } = await import("../dashboard/sources.js");
       const connect = textFlag(args.connect, "--connect");
       const env = ctx.io.env;
       const pollMs = ctx.settings.eventsPollMs;

@@ -1,4 +1,3 @@
-import { createPostgresDatabase, migratePostgres } from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../context.js";
 
@@ -27,6 +26,7 @@ export function dbCommand(y: Argv, ctx: CliContext): Argv {
             );
             return;
           }
+          const { createPostgresDatabase, migratePostgres } = await import("@whilly/worker-api");
           if (args.create) {
             const { created, name } = await createPostgresDatabase(url);
             ctx.io.out.write(created ? `created database '${name}'.\n` : `database '${name}' exists.\n`);

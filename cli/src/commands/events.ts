@@ -4,7 +4,7 @@ import { connectTimeoutMs } from "../connect-timeout.js";
 import type { CliContext } from "../context.js";
 import { type EventView, eventLine } from "../events/event-view.js";
 import { printRemoteEvents, type RemoteSource } from "../events/follow-remote.js";
-import { type EventsQuery, printStoreEvents } from "../events/follow-store.js";
+import type { EventsQuery } from "../events/follow-store.js";
 import { painter } from "../io.js";
 import { textFlag, wholeNumberOption } from "../options.js";
 
@@ -57,7 +57,10 @@ export function eventsCommand(y: Argv, ctx: CliContext): Argv {
       const emit = (event: EventView) =>
         ctx.io.out.write(`${args.json ? JSON.stringify(event) : paintLine(eventLine(event), paint)}\n`);
       if (remote) await printRemoteEvents(remote, query, pollMs, emit);
-      else await printStoreEvents(await ctx.store({ mustExist: true }), query, pollMs, emit);
+      else {
+        const { printStoreEvents } = await import("../events/follow-store.js");
+        await printStoreEvents(await ctx.store({ mustExist: true }), query, pollMs, emit);
+      }
       if (ctx.io.interrupt?.aborted) ctx.exitCode = EXIT.interrupted;
     },
   );

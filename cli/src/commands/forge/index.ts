@@ -1,6 +1,5 @@
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
-import { runIntake } from "../../forge/run-intake.js";
 import { WHILLY_LABELS } from "../../github/labels.js";
 import { textFlag } from "../../options.js";
 
@@ -60,6 +59,8 @@ export function forgeCommand(y: Argv, ctx: CliContext): Argv {
             })
             .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
         async (args) => {
+          // The intake (the agent that drafts plans) loads only when it runs.
+          const { runIntake } = await import("../../forge/run-intake.js");
           ctx.exitCode = await runIntake(ctx, {
             ref: String(args.issue_ref),
             label: textFlag(args.label, "--label") ?? WHILLY_LABELS.pending.name,

@@ -1,7 +1,6 @@
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { textFlag } from "../../options.js";
-import { runInit } from "./run-init.js";
 
 /** `whilly init "<idea>"`: a PRD and a plan from an idea (or from a PRD file), imported into the store. */
 export function initCommand(y: Argv, ctx: CliContext): Argv {
@@ -47,6 +46,8 @@ export function initCommand(y: Argv, ctx: CliContext): Argv {
         .conflicts("headless", "interactive")
         .conflicts("from-prd", ["headless", "interactive", "force"]),
     async (args) => {
+      // The planning agent loads only when init runs.
+      const { runInit } = await import("./run-init.js");
       ctx.exitCode = await runInit(ctx, {
         idea: (args.idea ?? []).map(String),
         slug: args.slug,

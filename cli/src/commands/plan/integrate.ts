@@ -1,13 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
-import { parseClaudeSettings, slugOf } from "@whilly/agent";
 import { DEFAULT_VERIFY_TIMEOUT, EXIT, PlanNotFound } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
-import { integratePlan } from "../../integrate/integrate-plan.js";
 import { integrationQueue } from "../../integrate/order.js";
 import { reportJson, reportText } from "../../integrate/report.js";
-import { openTarget, requireRemote } from "../../integrate/target.js";
 import { durationFlag, textFlag } from "../../options.js";
 
 /**
@@ -47,6 +44,13 @@ export function integrateCommand(y: Argv, ctx: CliContext): Argv {
         })
         .option("json", { type: "boolean", default: false, describe: "print the report as JSON" }),
     async (args) => {
+      // git, the agent's settings and the merge load only when an integration runs.
+      const [{ parseClaudeSettings, slugOf }, { integratePlan }, { openTarget, requireRemote }] =
+        await Promise.all([
+          import("@whilly/agent"),
+          import("../../integrate/integrate-plan.js"),
+          import("../../integrate/target.js"),
+        ]);
       const timeoutMs = durationFlag(args.verifyTimeout, "--verify-timeout", "10m");
       const into = textFlag(args.into, "--into");
       const remote = textFlag(args.remote, "--remote") ?? "origin";

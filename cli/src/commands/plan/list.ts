@@ -1,5 +1,4 @@
 import { displayUsd } from "@whilly/core";
-import { toPlanSummaryPayload } from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { renderTable } from "../../output/table.js";
@@ -14,6 +13,7 @@ export function listCommand(y: Argv, ctx: CliContext): Argv {
       const store = await ctx.store({ mustExist: true });
       const plans = await store.listPlans();
       if (args.json) {
+        const { toPlanSummaryPayload } = await import("@whilly/worker-api");
         // The read API's own shape (`GET /api/v1/plans`), so a script reads both the same way.
         ctx.io.out.write(`${JSON.stringify(plans.map(toPlanSummaryPayload), null, 2)}\n`);
         return;

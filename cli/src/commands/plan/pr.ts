@@ -1,12 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
-import { gitRunner, gitTopLevel, slugOf } from "@whilly/agent";
 import { ConfigurationError, EXIT, PlanNotFound } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
 import { ghRunner, ghTimeoutMs } from "../../github/gh.js";
 import { textFlag } from "../../options.js";
-import { planPr, planPrJson, planPrText } from "../../pr/plan-pr.js";
 
 /**
  * `whilly plan pr <plan_id>`: pushes the plan's integration branch `whilly/<plan-slug>` (made by
@@ -38,6 +36,11 @@ export function prCommand(y: Argv, ctx: CliContext): Argv {
         })
         .option("json", { type: "boolean", default: false, describe: "print the result as JSON" }),
     async (args) => {
+      // git's runner loads only when a pull request is made.
+      const [{ gitRunner, gitTopLevel, slugOf }, { planPr, planPrJson, planPrText }] = await Promise.all([
+        import("@whilly/agent"),
+        import("../../pr/plan-pr.js"),
+      ]);
       const base = textFlag(args.base, "--base");
       const remote = textFlag(args.remote, "--remote") ?? "origin";
       if (remote.startsWith("-")) {

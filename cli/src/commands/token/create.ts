@@ -1,4 +1,3 @@
-import { mintReadToken } from "@whilly/worker-api";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
 import { UsageError } from "../../exit-codes.js";
@@ -37,6 +36,7 @@ export function createTokenCommand(y: Argv, ctx: CliContext): Argv {
         });
       }
       const store = await ctx.store();
+      const { mintReadToken } = await import("@whilly/worker-api");
       for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
         const { id, token, tokenHash } = await mintReadToken();
         const stored = await store.createReadToken({ id, tokenHash, label: args.label });

@@ -1,5 +1,4 @@
 import { hostname as machineName } from "node:os";
-import { registerWorker } from "@whilly/agent";
 import { checkControlUrl } from "@whilly/core";
 import type { Argv } from "yargs";
 import type { CliContext } from "../../context.js";
@@ -45,6 +44,7 @@ export function registerCommand(y: Argv, ctx: CliContext): Argv {
         );
       }
       const hostname = given(args.hostname) ?? machineName();
+      const { registerWorker } = await import("@whilly/agent");
       const { worker_id, token } = await registerWorker({
         baseUrl: controlUrl,
         fetch: (url, init) => fetch(url, init),
