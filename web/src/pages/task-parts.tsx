@@ -1,12 +1,12 @@
 import type { Attempt, AuditEvent } from "../api/types.js";
-import { duration, usd, when } from "../format.js";
+import { duration, filledEntries, usd, when } from "../format.js";
 
-/** A JSON value for people: strings as text (an output tail keeps its lines), the rest indented. */
+/** A JSON value for people: strings as text (an output tail keeps its lines), the rest indented; empty fields left out. */
 export function Json({ value, testid }: { value: unknown; testid?: string }) {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     return (
       <dl class="json" data-testid={testid}>
-        {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
+        {filledEntries(value as Record<string, unknown>).map(([k, v]) => (
           <div key={k}>
             <dt>{k}</dt>
             <dd>{inline(v) ? String(v) : <pre>{text(v)}</pre>}</dd>
