@@ -82,8 +82,12 @@ describe("the web dashboard in a browser", () => {
     expect(status).toBe(401);
     await shot(page, "sign-in");
 
-    await page.getByTestId("signin-token").fill("not-a-token-at-all-0000");
-    await page.getByTestId("signin-submit").click();
+    // Keyboard only: the page starts in the token field, and Enter submits.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe(
+      "signin-token",
+    );
+    await page.keyboard.type("not-a-token-at-all-0000");
+    await page.keyboard.press("Enter");
     await expect.poll(() => page.getByTestId("signin-error").isVisible(), WAIT).toBe(true);
     expect(await page.getByTestId("plan-row").count()).toBe(0);
     await page.context().close();
