@@ -87,9 +87,7 @@ describe("the web dashboard in a browser", () => {
     await shot(page, "sign-in");
 
     // Keyboard only: the page starts in the token field, and Enter submits.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe(
-      "signin-token",
-    );
+    expect(await page.evaluate("document.activeElement?.getAttribute('data-testid')")).toBe("signin-token");
     await page.keyboard.type("not-a-token-at-all-0000");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByTestId("signin-error").isVisible(), WAIT).toBe(true);
