@@ -18,7 +18,7 @@ import {
 // printed link serves the built dashboard on 127.0.0.1 behind real token auth, its code signs in once,
 // and the event stream hears the run's progress live; once the run ends, nothing listens on that port.
 const HOLD_AGENT = join(FIXTURES, "fake-agents", "hold-agent.mjs");
-const LINK = /^dashboard: (http:\/\/127\.0\.0\.1:(\d+))\/#signin=([\w-]{20,})$/m;
+const LINK = /^dashboard: (http:\/\/127\.0\.0\.1:(\d+))\/#signin=([\w-]{20,})&plan=ui-plan$/m;
 
 let template: string;
 beforeAll(async () => {

@@ -6,15 +6,9 @@ import { PlansPage } from "./pages/Plans.js";
 import { SignInPage } from "./pages/SignIn.js";
 import { TaskPage } from "./pages/Task.js";
 import { WorkersPage } from "./pages/Workers.js";
-import { type Route, useRoute } from "./router.js";
+import { parseSignInLink, type Route, useRoute } from "./router.js";
 import { useStore } from "./store.js";
 import { Header } from "./ui/Header.js";
-
-/** The one-time code of a `whilly run --ui` link (`#signin=<code>`), if the URL has one. */
-function signInCode(): string | undefined {
-  const match = /^#signin=([^&]+)/.exec(location.hash);
-  return match?.[1] ? decodeURIComponent(match[1]) : undefined;
-}
 
 /**
  * Signs in from a link's code or the tab's stored token, then shows the page of the hash. Until a
@@ -29,9 +23,10 @@ export function App() {
   const route = useRoute();
   const [notice, setNotice] = useState<string | undefined>(undefined);
   useEffect(() => {
-    const redeem = (code: string) => {
-      // The code is spent on first use: take it out of the URL and the history before anything else.
-      history.replaceState(null, "", `${location.pathname}${location.search}#/`);
+    const redeem = ({ code, next }: { code: string; next: string }) => {
+      // The code is spent on first use: take it out of the URL and the history before anything else
+      // (a replacing navigation to the run's plan, whose hashchange the route follows).
+      location.replace(`${location.pathname}${location.search}${next}`);
       setStarting(true);
       setNotice(undefined);
       return session
@@ -39,12 +34,12 @@ export function App() {
         .catch((err) => setNotice(`The sign-in link did not work: ${messageOf(err)}`))
         .finally(() => setStarting(false));
     };
-    const code = signInCode();
-    if (code !== undefined) redeem(code);
+    const link = parseSignInLink(location.hash);
+    if (link !== undefined) redeem(link);
     else session.renew().finally(() => setStarting(false));
     // A link pasted into a tab that is already open arrives as a hash change.
     const onHash = () => {
-      const next = signInCode();
+      const next = parseSignInLink(location.hash);
       if (next !== undefined) redeem(next);
     };
     addEventListener("hashchange", onHash);

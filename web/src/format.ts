@@ -32,3 +32,11 @@ export function when(iso: string | null | undefined): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
+
+/**
+ * The entries of a failure or verification record worth a line: an empty string, `null` or a missing
+ * value says nothing to a reader (an agent that printed nothing has an empty `output_tail`).
+ */
+export function filledEntries(record: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(record).filter(([, v]) => v !== "" && v !== null && v !== undefined);
+}

@@ -44,3 +44,13 @@ export function useRoute(): Route {
   }, []);
   return route;
 }
+
+/**
+ * A `whilly run --ui` link's hash, `#signin=<code>` with an optional `&plan=<id>`: the one-time code,
+ * and the hash to show once signed in (the run's plan, else the plans page). `undefined` for any other hash.
+ */
+export function parseSignInLink(hash: string): { code: string; next: string } | undefined {
+  const match = /^#signin=([^&]+)(?:&plan=([^&]+))?/.exec(hash);
+  if (!match?.[1]) return undefined;
+  return { code: decode(match[1]), next: match[2] ? planHref(decode(match[2])) : "#/" };
+}

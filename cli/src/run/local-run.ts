@@ -80,7 +80,7 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
   if (options.maxAttempts !== undefined) await store.setPlanMaxAttempts(loaded.id, options.maxAttempts);
   const plan = (await store.getPlan(loaded.id)) ?? loaded;
   // Started once the plan is stored, so a bad file or flag leaves nothing listening.
-  const ui = options.uiPort === undefined ? undefined : await startUi(ctx, store, options.uiPort);
+  const ui = options.uiPort === undefined ? undefined : await startUi(ctx, store, options.uiPort, plan.id);
   try {
     const host = hostname();
     const baseId = settings.workerId ?? localWorkerId(host, process.pid);
@@ -152,14 +152,16 @@ export async function runLocal(ctx: CliContext, options: LocalRunOptions): Promi
  * Starts the run's dashboard (`--ui`) and says once, on stderr, where to open it.
  * @throws {UsageError} when the port is taken, naming `--port` and `WHILLY_UI_PORT`.
  */
-async function startUi(ctx: CliContext, store: Store, port: number): Promise<RunUi> {
+async function startUi(ctx: CliContext, store: Store, port: number, planId: string): Promise<RunUi> {
   const { signInTtlMs } = ctx.settings.ui;
-  const ui = await startRunUi({ store, port, signInTtlMs, env: ctx.io.env }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    throw new UsageError(`the dashboard's port ${port} is in use (--port or WHILLY_UI_PORT)`, {
-      hint: "give another --port, or --port 0 for any free one",
-    });
-  });
+  const ui = await startRunUi({ store, port, planId, signInTtlMs, env: ctx.io.env }).catch(
+    (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+      throw new UsageError(`the dashboard's port ${port} is in use (--port or WHILLY_UI_PORT)`, {
+        hint: "give another --port, or --port 0 for any free one",
+      });
+    },
+  );
   ctx.io.err.write(`dashboard: ${ui.link}\n`);
   return ui;
 }

@@ -13,6 +13,8 @@ export type RunUiOptions = {
   readonly store: Store;
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   readonly port: number;
+  /** The run's plan: the link opens its page. */
+  readonly planId: string;
   /** How long the printed sign-in link stays good (ms). */
   readonly signInTtlMs: number;
   /** The command's environment: the control plane's durations, `WHILLY_WEB_DIR` and its secrets. */
@@ -23,7 +25,7 @@ export type RunUiOptions = {
 export type RunUi = {
   /** e.g. `http://127.0.0.1:53124`. */
   readonly url: string;
-  /** The one-time sign-in link to print: `<url>/#signin=<code>`. */
+  /** The one-time sign-in link to print: `<url>/#signin=<code>&plan=<plan id>`. */
   readonly link: string;
   /** Stops serving; nothing is left listening once it resolves. Does not close the store. */
   close(): Promise<void>;
@@ -60,5 +62,9 @@ export async function startRunUi(options: RunUiOptions): Promise<RunUi> {
     sweeps: false,
     signIn: { codes, adminToken },
   });
-  return { url: server.url, link: `${server.url}/#signin=${codes.issue()}`, close: () => server.close() };
+  return {
+    url: server.url,
+    link: `${server.url}/#signin=${codes.issue()}&plan=${encodeURIComponent(options.planId)}`,
+    close: () => server.close(),
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEvent, Task } from "../api/types.js";
-import { addUsd, applyEvent, countStatuses } from "./reduce.js";
+import { addUsd, applyEvent, countStatuses, foldHeartbeats } from "./reduce.js";
 
 const task: Task = {
   plan_id: "p",
@@ -101,5 +101,22 @@ describe("addUsd and countStatuses", () => {
       FAILED: 0,
       SKIPPED: 0,
     });
+  });
+});
+
+describe("foldHeartbeats", () => {
+  it("keeps the latest heartbeat of each run and every other event", () => {
+    const claim = event("CLAIM");
+    const beats = [1, 2, 3].map((n) => event("worker.heartbeat", { n }));
+    const start = event("START");
+    const late = event("worker.heartbeat", { n: 4 });
+    const listed = foldHeartbeats([claim, ...beats, start, late]);
+    expect(listed.map((l) => [l.event.event_type, l.folded])).toEqual([
+      ["CLAIM", 0],
+      ["worker.heartbeat", 2],
+      ["START", 0],
+      ["worker.heartbeat", 0],
+    ]);
+    expect(listed[1]?.event).toBe(beats[2]);
   });
 });

@@ -79,3 +79,27 @@ export function countStatuses(tasks: readonly Task[]): Record<Status, number> {
   for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1;
   return counts;
 }
+
+/** An audit event as a task's page lists it: `folded` earlier heartbeats of the same run left out. */
+export interface ListedEvent {
+  event: AuditEvent;
+  folded: number;
+}
+
+/**
+ * A task's events (oldest first) with each run of consecutive `worker.heartbeat`s kept as its latest
+ * one: a worker heartbeats every 30 s, so an attempt of ten minutes would otherwise bury the
+ * transitions under twenty lines saying the same thing.
+ */
+export function foldHeartbeats(events: readonly AuditEvent[]): ListedEvent[] {
+  const out: ListedEvent[] = [];
+  for (const event of events) {
+    const last = out.at(-1);
+    if (event.event_type === "worker.heartbeat" && last?.event.event_type === "worker.heartbeat") {
+      out[out.length - 1] = { event, folded: last.folded + 1 };
+    } else {
+      out.push({ event, folded: 0 });
+    }
+  }
+  return out;
+}

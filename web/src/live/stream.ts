@@ -2,12 +2,19 @@ import { session } from "../api/session.js";
 import type { AuditEvent } from "../api/types.js";
 import { createStore } from "../store.js";
 
-/** The page's stream: "connecting" before its first open, "live" while open, "reconnecting" after an error. */
-export type StreamState = "off" | "connecting" | "live" | "reconnecting";
+/**
+ * The page's stream: "connecting" before its first open, "live" while open, "reconnecting" after an
+ * error, "offline" when it has stayed down for `OFFLINE_AFTER_MS` (the server stopped, or the run of
+ * `whilly run --ui` ended); it keeps trying in every state but "off".
+ */
+export type StreamState = "off" | "connecting" | "live" | "reconnecting" | "offline";
 export const streamState = createStore<StreamState>("off");
 
 /** Backoff before reopening a stream the server refused or ended for good, in ms. */
 const REOPEN_MS = [500, 1000, 2000, 5000, 10_000];
+
+/** How long the stream stays down before the page calls the server offline rather than reconnecting, in ms. */
+const OFFLINE_AFTER_MS = 5000;
 
 interface Handlers {
   /** Each audit event, in stream order. */
@@ -30,12 +37,15 @@ export function openStream(url: string, handlers: Handlers): () => void {
   let failures = 0;
   let errored = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let offlineTimer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
 
   const connect = () => {
     const sep = url.includes("?") ? "&" : "?";
     source = new EventSource(lastId ? `${url}${sep}after=${encodeURIComponent(lastId)}` : url);
     source.onopen = () => {
+      clearTimeout(offlineTimer);
+      offlineTimer = undefined;
       streamState.set("live");
       failures = 0;
       if (errored) handlers.onResync();
@@ -50,7 +60,10 @@ export function openStream(url: string, handlers: Handlers): () => void {
       }
     };
     source.onerror = () => {
-      streamState.set("reconnecting");
+      if (offlineTimer === undefined) {
+        streamState.set("reconnecting");
+        offlineTimer = setTimeout(() => streamState.set("offline"), OFFLINE_AFTER_MS);
+      }
       errored = true;
       if (source?.readyState !== EventSource.CLOSED) return;
       source.close();
@@ -67,6 +80,7 @@ export function openStream(url: string, handlers: Handlers): () => void {
   return () => {
     closed = true;
     clearTimeout(timer);
+    clearTimeout(offlineTimer);
     source?.close();
     streamState.set("off");
   };

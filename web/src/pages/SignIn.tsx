@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { messageOf } from "../api/errors.js";
 import { session } from "../api/session.js";
 
@@ -7,6 +7,9 @@ export function SignInPage({ notice }: { notice?: string | undefined }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | undefined>(notice);
   const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  // The form is the whole page: start in its one field, so a keyboard user can paste and press Enter.
+  useEffect(() => input.current?.focus(), []);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!token.trim()) return setError("Enter a token.");
@@ -26,6 +29,7 @@ export function SignInPage({ notice }: { notice?: string | undefined }) {
         <label for="token">Admin or read-only token</label>
         <input
           id="token"
+          ref={input}
           type="password"
           autocomplete="current-password"
           value={token}

@@ -29,7 +29,7 @@ export function WorkersPage({ admin }: { admin: boolean }) {
             {pause.reason ? ` (${pause.reason})` : ""}: workers finish their tasks and claim nothing.
           </strong>
         ) : (
-          "Workers claim tasks."
+          "Not paused: workers claim ready tasks."
         )}
       </p>
       <div class="actions">
@@ -55,7 +55,11 @@ export function WorkersPage({ admin }: { admin: boolean }) {
         )}
       </div>
       {workers.length === 0 ? (
-        <p class="muted">No workers have registered yet.</p>
+        <p class="muted" data-testid="no-workers">
+          No workers have registered yet. On a worker machine, <code>whilly-worker register</code> then{" "}
+          <code>whilly-worker --connect {location.origin}</code> starts one (docs/worker.md in whilly's
+          repository).
+        </p>
       ) : (
         <div class="scroll-x">
           <table class="plain" data-testid="workers">

@@ -1,12 +1,13 @@
 import type { Attempt, AuditEvent } from "../api/types.js";
-import { duration, usd, when } from "../format.js";
+import { duration, filledEntries, usd, when } from "../format.js";
+import { foldHeartbeats } from "../live/reduce.js";
 
-/** A JSON value for people: strings as text (an output tail keeps its lines), the rest indented. */
+/** A JSON value for people: strings as text (an output tail keeps its lines), the rest indented; empty fields left out. */
 export function Json({ value, testid }: { value: unknown; testid?: string }) {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     return (
       <dl class="json" data-testid={testid}>
-        {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
+        {filledEntries(value as Record<string, unknown>).map(([k, v]) => (
           <div key={k}>
             <dt>{k}</dt>
             <dd>{inline(v) ? String(v) : <pre>{text(v)}</pre>}</dd>
@@ -65,15 +66,16 @@ export function Attempts({ attempts }: { attempts: Attempt[] }) {
   );
 }
 
-/** The task's audit events, newest first (the last 200). */
+/** The task's audit events, newest first (the last 200 after folding runs of heartbeats). */
 export function Events({ events }: { events: AuditEvent[] }) {
   if (events.length === 0) return <p class="muted">No events.</p>;
-  const shown = events.slice(-200).reverse();
+  const shown = foldHeartbeats(events).slice(-200).reverse();
   return (
     <ol class="events" data-testid="task-events">
-      {shown.map((e) => (
+      {shown.map(({ event: e, folded }) => (
         <li key={e.id} data-testid="task-event" data-event-type={e.event_type}>
           <span class="muted small">{when(e.created_at)}</span> <strong>{e.event_type}</strong>{" "}
+          {folded > 0 && <span class="muted small">(latest of {folded + 1}) </span>}
           <code class="small">{summary(e.payload)}</code>
         </li>
       ))}
