@@ -10,10 +10,18 @@ import { type Route, useRoute } from "./router.js";
 import { useStore } from "./store.js";
 import { Header } from "./ui/Header.js";
 
-/** The one-time code of a `whilly run --ui` link (`#signin=<code>`), if the URL has one. */
+/**
+ * The one-time code of a `whilly run --ui` link (`#signin=<code>`), if the URL has one. A mangled
+ * percent-encoding is kept as it came: the server then refuses the code and the page says so.
+ */
 function signInCode(): string | undefined {
   const match = /^#signin=([^&]+)/.exec(location.hash);
-  return match?.[1] ? decodeURIComponent(match[1]) : undefined;
+  if (!match?.[1]) return undefined;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
 }
 
 /**

@@ -1,0 +1,54 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeStoreTemplate, removeAll } from "../support/cli.js";
+import { ADMIN, type DashboardServer, launchChromium, signIn, startDashboardServer } from "./support.js";
+
+// The dashboard's sign-in at its edges, in Debian's Chromium against `whilly server`: a mangled
+// `#signin=` link and a sign-out in one of two tabs of the same browser.
+
+const WAIT = { timeout: 20_000 };
+
+let browser: Browser;
+let server: DashboardServer;
+beforeAll(async () => {
+  const template = await makeStoreTemplate();
+  [browser, server] = await Promise.all([launchChromium(), startDashboardServer(template)]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  removeAll();
+});
+
+describe("signing in and out at the edges", () => {
+  it("answers a link whose code is not valid percent-encoding with the sign-in form and a notice", async () => {
+    const page = await (await browser.newContext()).newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`${server.url}/#signin=%E0%A4`);
+    await expect.poll(() => page.getByTestId("signin-error").isVisible(), WAIT).toBe(true);
+    expect(await page.getByTestId("signin-error").textContent()).toContain("sign-in link did not work");
+    expect(new URL(page.url()).hash).toBe("#/");
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("signs every tab of the browser out when one tab signs out", async () => {
+    const context = await browser.newContext();
+    const first = await context.newPage();
+    const second = await context.newPage();
+    await signIn(first, server.url, ADMIN);
+    await signIn(second, server.url, ADMIN);
+    await expect.poll(() => second.getByTestId("plans-empty").isVisible(), WAIT).toBe(true);
+    await expect.poll(() => first.getByTestId("signout").isVisible(), WAIT).toBe(true);
+    await first.getByTestId("signout").click();
+    await expect.poll(() => first.getByTestId("signin-form").isVisible(), WAIT).toBe(true);
+    await expect.poll(() => second.getByTestId("signin-form").isVisible(), WAIT).toBe(true);
+    // The other tab neither kept nor reopened a session: the browser holds no cookie that reads.
+    await second.reload();
+    await expect.poll(() => second.getByTestId("signin-form").isVisible(), WAIT).toBe(true);
+    const status = await second.evaluate(async () => (await fetch("/api/v1/plans")).status);
+    expect(status).toBe(401);
+    await context.close();
+  });
+});
