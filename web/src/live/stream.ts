@@ -12,7 +12,10 @@ const REOPEN_MS = [500, 1000, 2000, 5000, 10_000];
 interface Handlers {
   /** Each audit event, in stream order. */
   onEvent(event: AuditEvent): void;
-  /** The stream came back after an error: events may have been missed, so refetch the snapshot. */
+  /**
+   * The stream came back after an error, or was refused: events may have been missed, or what it
+   * followed is gone, so refetch the snapshot.
+   */
   onResync(): void;
 }
 
@@ -54,6 +57,9 @@ export function openStream(url: string, handlers: Handlers): () => void {
       errored = true;
       if (source?.readyState !== EventSource.CLOSED) return;
       source.close();
+      // Refused (the plan deleted, the session ended, the server down): the snapshot's own answer says
+      // which, and the page shows it rather than stale data.
+      handlers.onResync();
       const wait = REOPEN_MS[Math.min(failures++, REOPEN_MS.length - 1)];
       timer = setTimeout(async () => {
         await session.renew();

@@ -9,8 +9,8 @@ import { sseReader } from "../../stream/testing/sse-reader.js";
 import { routeHarness } from "../testing/route-harness.js";
 import { openSession } from "../testing/session-cookie.js";
 
-// An open event stream outlives no credential: a revoked read token or a rotated admin token ends the
-// streams it opened (checked again at each keep-alive), as it ends the session's next request.
+// An open event stream outlives neither its credential nor its plan: a revoked read token, an expired
+// session or a deleted plan ends it (checked again at each keep-alive), as its next request is refused.
 
 const BOOTSTRAP = "bootstrap-secret-for-stream-credential-tests";
 const ADMIN = "admin-secret-for-stream-credential-tests-0";
@@ -58,7 +58,7 @@ async function untilEnd(response: Response, timeoutMs = 5000): Promise<"ended"> 
   }
 }
 
-describe("an open event stream whose credential lapses", () => {
+describe("an open event stream whose credential or plan lapses", () => {
   it("ends when the session's read token is revoked", async () => {
     const a = app();
     const { id, token } = await readToken();
@@ -85,6 +85,16 @@ describe("an open event stream whose credential lapses", () => {
     const { cookie } = await openSession(a, ADMIN);
     const response = await a.request("/api/v1/events/stream", { headers: { cookie: cookie ?? "" } });
     expect(response.status).toBe(200);
+    await expect(untilEnd(response)).resolves.toBe("ended");
+  });
+
+  it("ends when its plan is deleted", async () => {
+    const a = app();
+    const response = await a.request("/api/v1/plans/p/events/stream", {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(response.status).toBe(200);
+    await store.resetPlan("p", "hard");
     await expect(untilEnd(response)).resolves.toBe("ended");
   });
 

@@ -1,10 +1,17 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeStoreTemplate, removeAll } from "../support/cli.js";
-import { ADMIN, type DashboardServer, launchChromium, signIn, startDashboardServer } from "./support.js";
+import { makeStoreTemplate, removeAll, runBin } from "../support/cli.js";
+import {
+  ADMIN,
+  type DashboardServer,
+  importPlan,
+  launchChromium,
+  signIn,
+  startDashboardServer,
+} from "./support.js";
 
-// The dashboard's sign-in at its edges, in Debian's Chromium against `whilly server`: a mangled
-// `#signin=` link and a sign-out in one of two tabs of the same browser.
+// The dashboard at its edges, in Debian's Chromium against `whilly server`: a mangled `#signin=`
+// link, a sign-out in one of two tabs of the same browser, a plan deleted while its page is open.
 
 const WAIT = { timeout: 20_000 };
 
@@ -50,5 +57,25 @@ describe("signing in and out at the edges", () => {
     const status = await second.evaluate(async () => (await fetch("/api/v1/plans")).status);
     expect(status).toBe(401);
     await context.close();
+  });
+
+  it("tells a page open on a plan that the plan was deleted, rather than showing it live forever", async () => {
+    const tasks = [
+      { id: "G-1", status: "pending", priority: "high", description: "g", acceptance_criteria: ["x"] },
+    ];
+    await importPlan(server.url, { project: "Gone", plan_id: "gone", tasks });
+    const page = await (await browser.newContext()).newPage();
+    await signIn(page, server.url, ADMIN);
+    await page.goto(`${server.url}/#/plans/gone`);
+    await expect.poll(() => page.getByTestId("stream-state").getAttribute("data-state"), WAIT).toBe("live");
+    const reset = await runBin(["plan", "reset", "gone", "--hard", "--yes"], {
+      cwd: server.cwd,
+      env: server.env,
+    });
+    expect(reset.code, reset.err).toBe(0);
+    await expect.poll(() => page.getByTestId("load-error").isVisible(), WAIT).toBe(true);
+    expect(await page.getByTestId("load-error").textContent()).toContain("not found");
+    expect(await page.getByTestId("plan-page").count()).toBe(0);
+    await page.context().close();
   });
 });
