@@ -49,7 +49,9 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
     }
     const feed: StreamFeed = typeof shared === "function" ? shared() : shared;
     // Checked again at each keep-alive: a revoked token, a rotated admin token, an expired session or
-    // a deleted plan ends the stream, whose reconnection is then refused (401, 404).
+    // a deleted plan ends the stream, whose reconnection is then refused (401, 404). Not where the host
+    // bounds each stream (`feed.ending`, Workers): there every check would spend a subrequest of the
+    // stream's budget, and the stream's own end soon makes the client reconnect, which checks anew.
     const ended = new AbortController();
     const stillGood = () =>
       deps.withStore(async (store) => {
@@ -61,7 +63,7 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
         }
         return planId === undefined || (await store.getPlan(planId)) !== undefined;
       });
-    const lapsed = lapseSignal(stillGood, config.keepAliveMs, ended.signal);
+    const lapsed = feed.ending ? undefined : lapseSignal(stillGood, config.keepAliveMs, ended.signal);
     const body = openEventStream({
       feed,
       planId,
@@ -76,7 +78,7 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
       },
       stopping: [
         clientGoneSignal(c),
-        lapsed,
+        ...(lapsed ? [lapsed] : []),
         ...(deps.stopping ? [deps.stopping] : []),
         ...(feed.ending ? [feed.ending] : []),
       ],
