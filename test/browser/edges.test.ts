@@ -28,6 +28,28 @@ afterAll(async () => {
 });
 
 describe("signing in and out at the edges", () => {
+  it("runs no inline script, inline handler or string eval in the served page (its CSP)", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(server.url);
+    await expect.poll(() => page.getByTestId("signin-form").isVisible(), WAIT).toBe(true);
+    // Injected as an XSS would be, from a string (the page's own world). The eval runs in a timer:
+    // DevTools' own evaluation may eval.
+    await page.evaluate(`(() => {
+      const script = document.createElement("script");
+      script.textContent = "window.__inline = 1";
+      document.body.append(script);
+      const div = document.createElement("div");
+      div.innerHTML = '<img src="data:," onload="window.__handler = 1">';
+      document.body.append(div);
+      setTimeout(() => {
+        try { window.__eval = new Function("return 'ran'")(); } catch { window.__eval = "blocked"; }
+      }, 0);
+    })()`);
+    await expect.poll(() => page.evaluate("window.__eval"), WAIT).toBe("blocked");
+    expect(await page.evaluate("[window.__inline ?? null, window.__handler ?? null]")).toEqual([null, null]);
+    await page.context().close();
+  });
+
   it("answers a link whose code is not valid percent-encoding with the sign-in form and a notice", async () => {
     const page = await (await browser.newContext()).newPage();
     const errors: string[] = [];
