@@ -74,7 +74,8 @@ describe("whilly run --ui", () => {
     const agentCmd = `${HOLD_AGENT} ${release} {prompt_file}`;
     const run = spawnBin(["run", "tasks.json", "--agent", "cmd", "--agent-cmd", agentCmd, "--ui"], {
       cwd: repo,
-      env: baseEnv(),
+      // The control plane's session lifetime holds here too (the default is 12 hours).
+      env: baseEnv({ WHILLY_SESSION_TTL: "120" }),
     });
     try {
       const [, url = "", port, code = ""] = await waitFor(
@@ -97,6 +98,7 @@ describe("whilly run --ui", () => {
       expect(first.status).toBe(200);
       const cookie = first.headers.get("set-cookie")?.split(";")[0] ?? "";
       expect(cookie).not.toBe("");
+      expect(first.headers.get("set-cookie")?.split(/;\s*/)).toContain("Max-Age=120");
       expect((await redeem(url, code)).status).toBe(401);
       const plans = await fetch(`${url}/api/v1/plans`, { headers: { cookie } });
       expect(plans.status).toBe(200);

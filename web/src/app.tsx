@@ -18,7 +18,9 @@ import { Header } from "./ui/Header.js";
 export function App() {
   // A reload resumes the tab's session at once (its reads start with the cookie) and renews it
   // alongside; first, so that `who` below sees it.
-  const [starting, setStarting] = useState(() => parseSignInLink(location.hash) !== undefined || !session.resume());
+  const [starting, setStarting] = useState(
+    () => parseSignInLink(location.hash) !== undefined || !session.resume(),
+  );
   const who = useStore(session);
   const route = useRoute();
   const [notice, setNotice] = useState<string | undefined>(undefined);

@@ -56,7 +56,8 @@ export async function startRunUi(options: RunUiOptions): Promise<RunUi> {
   const server = await startNodeServer({
     store: options.store,
     settings,
-    auth: createTokenAuth({ bootstrapToken, adminToken }),
+    // Only the two tokens and the session lifetime: no OIDC, shared token or public reads here.
+    auth: createTokenAuth({ bootstrapToken, adminToken, sessionTtlMs: settings.auth.sessionTtlMs }),
     port: options.port,
     host: "127.0.0.1",
     sweeps: false,

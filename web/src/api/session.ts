@@ -13,6 +13,12 @@ const STATE_KEY = "whilly.session";
 let state: SessionState | null = null;
 let renewing: Promise<boolean> | null = null;
 const listeners = new Set<() => void>();
+/**
+ * The browser's other tabs of this origin: they share the session cookie, so a sign-out in one tab
+ * signs them all out (else another tab would open a new session with its own stored token at once).
+ */
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("whilly.session") : undefined;
+const SIGNED_OUT = "signed-out";
 
 function set(next: SessionState | null): void {
   state = next;
@@ -113,9 +119,14 @@ export const session = {
     set(null);
   },
 
-  /** Ends the session: the server clears its cookie, this tab forgets the token. */
+  /** Ends the session: the server clears its cookie, this tab and the browser's others forget the token. */
   async signOut(): Promise<void> {
     session.forget();
+    tabs?.postMessage(SIGNED_OUT);
     await fetch("/api/v1/session", { method: "DELETE", credentials: "same-origin" }).catch(() => undefined);
   },
 };
+
+tabs?.addEventListener("message", (message: MessageEvent<unknown>) => {
+  if (message.data === SIGNED_OUT) session.forget();
+});

@@ -19,7 +19,10 @@ const OFFLINE_AFTER_MS = 5000;
 interface Handlers {
   /** Each audit event, in stream order. */
   onEvent(event: AuditEvent): void;
-  /** The stream came back after an error: events may have been missed, so refetch the snapshot. */
+  /**
+   * The stream came back after an error, or was refused: events may have been missed, or what it
+   * followed is gone, so refetch the snapshot.
+   */
   onResync(): void;
 }
 
@@ -67,6 +70,9 @@ export function openStream(url: string, handlers: Handlers): () => void {
       errored = true;
       if (source?.readyState !== EventSource.CLOSED) return;
       source.close();
+      // Refused (the plan deleted, the session ended, the server down): the snapshot's own answer says
+      // which, and the page shows it rather than stale data.
+      handlers.onResync();
       const wait = REOPEN_MS[Math.min(failures++, REOPEN_MS.length - 1)];
       timer = setTimeout(async () => {
         await session.renew();

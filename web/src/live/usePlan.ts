@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiError } from "../api/errors.js";
 import { api, path } from "../api/http.js";
 import type { AuditEvent, Plan, Task } from "../api/types.js";
 import { useStream, useThrottled } from "../ui/hooks.js";
@@ -26,17 +27,22 @@ export function usePlan(planId: string): LivePlan {
   const queue = useRef<AuditEvent[]>([]);
   const frame = useRef(0);
 
-  const loadPlan = () => api<Plan>(`plans/${path(planId)}`).then(setPlan, (err) => setError(err));
+  // A plan deleted while shown is no plan any more: drop what was shown, so the page says so.
+  const failed = (err: unknown) => {
+    setError(err);
+    if (err instanceof ApiError && err.status === 404) {
+      setPlan(undefined);
+      setTasks(undefined);
+    }
+  };
+  const loadPlan = () => api<Plan>(`plans/${path(planId)}`).then(setPlan, failed);
   // The tasks first: the server's store answers one query at a time, and the table waits for them.
   const loadAll = () => {
-    api<{ tasks: Task[] }>(`plans/${path(planId)}/tasks`).then(
-      (r) => {
-        queue.current = [];
-        setTasks(r.tasks);
-        setError(undefined);
-      },
-      (err) => setError(err),
-    );
+    api<{ tasks: Task[] }>(`plans/${path(planId)}/tasks`).then((r) => {
+      queue.current = [];
+      setTasks(r.tasks);
+      setError(undefined);
+    }, failed);
     loadPlan();
   };
   const refreshPlan = useThrottled(loadPlan, 1000);

@@ -1,3 +1,5 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ConfigurationError } from "@whilly/core";
 import { describe, expect, it } from "vitest";
 import { parseServerSettings } from "./settings.js";
@@ -31,6 +33,27 @@ describe("parseServerSettings", () => {
       },
       secrets: [BOOT],
     });
+  });
+
+  it("refuses a WHILLY_WEB_DIR that is a file, naming the variable and the fix", () => {
+    const file = fileURLToPath(import.meta.url);
+    for (const webDir of [file, join(file, "dist")]) {
+      let error: unknown;
+      try {
+        parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, WHILLY_WEB_DIR: webDir });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, webDir).toBeInstanceOf(ConfigurationError);
+      expect((error as ConfigurationError).message).toContain(`WHILLY_WEB_DIR must be a directory`);
+      expect((error as ConfigurationError).message).toContain(webDir);
+      expect((error as ConfigurationError).hint).toContain("web/dist");
+    }
+    // A directory that does not exist (yet) is no error: `/` answers 503 saying how to build it.
+    const missing = join(dirname(file), "no-such-web-dir");
+    expect(parseServerSettings({ WHILLY_WORKER_BOOTSTRAP_TOKEN: BOOT, WHILLY_WEB_DIR: missing }).webDir).toBe(
+      missing,
+    );
   });
 
   it("reads WHILLY_SESSION_TTL in seconds, and refuses one beyond 7 days naming the variable", () => {

@@ -1,4 +1,4 @@
-import { type EventPayload, InvalidInput, PlanNotFound } from "@whilly/core";
+import { type EventPayload, InvalidInput, PlanNotFound, Unauthorized } from "@whilly/core";
 import { type Context, Hono } from "hono";
 import {
   DEFAULT_EVENT_STREAM,
@@ -9,7 +9,8 @@ import {
 import { clientGoneSignal } from "../client-gone.js";
 import type { AppDeps } from "../deps.js";
 import { toEventPayload } from "../read-payload.js";
-import { readerCredential } from "../reader.js";
+import { authenticateReadRequest, readerCredential } from "../reader.js";
+import { lapseSignal } from "../stream-lapse.js";
 
 /** An event as a stream frame's `data:`: the read API's event plus the worker it names, if any. */
 export type StreamEventPayload = EventPayload & { readonly worker_id: string | null };
@@ -29,7 +30,8 @@ export function eventRoutes(deps: AppDeps) {
 /**
  * The handler of the audit-event streams, `GET /api/v1/plans/{plan_id}/events/stream` (`scope` "plan")
  * and `GET /api/v1/events/stream` (docs/protocol.md, "The audit-event stream"). Readers only: mount it
- * behind `readerCredential`. A `Last-Event-ID` header, or else `?after=`, replays what followed that
+ * behind `readerCredential`; the stream ends once that credential is refused or the plan is deleted
+ * (checked again at each keep-alive). A `Last-Event-ID` header, or else `?after=`, replays what followed that
  * event; without either the stream starts at the log's settled end.
  * @throws {PlanNotFound} (404) for an unknown plan; {@link InvalidInput} (422) for a bad
  *   `Last-Event-ID` or `after`.
@@ -46,6 +48,22 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
       });
     }
     const feed: StreamFeed = typeof shared === "function" ? shared() : shared;
+    // Checked again at each keep-alive: a revoked token, a rotated admin token, an expired session or
+    // a deleted plan ends the stream, whose reconnection is then refused (401, 404). Not where the host
+    // bounds each stream (`feed.ending`, Workers): there every check would spend a subrequest of the
+    // stream's budget, and the stream's own end soon makes the client reconnect, which checks anew.
+    const ended = new AbortController();
+    const stillGood = () =>
+      deps.withStore(async (store) => {
+        try {
+          await authenticateReadRequest(deps, c, store, true);
+        } catch (error) {
+          if (error instanceof Unauthorized) return false;
+          throw error;
+        }
+        return planId === undefined || (await store.getPlan(planId)) !== undefined;
+      });
+    const lapsed = feed.ending ? undefined : lapseSignal(stillGood, config.keepAliveMs, ended.signal);
     const body = openEventStream({
       feed,
       planId,
@@ -60,10 +78,12 @@ export function eventStreamHandler(deps: AppDeps, scope: "plan" | "all") {
       },
       stopping: [
         clientGoneSignal(c),
+        ...(lapsed ? [lapsed] : []),
         ...(deps.stopping ? [deps.stopping] : []),
         ...(feed.ending ? [feed.ending] : []),
       ],
       onEnd: (end, error) => {
+        ended.abort();
         if (end === "dropped") deps.log?.("warn", "events.client_dropped", { plan_id: planId ?? null });
         if (end === "failed") {
           deps.log?.("warn", "events.stream_failed", { plan_id: planId ?? null, error: String(error) });
