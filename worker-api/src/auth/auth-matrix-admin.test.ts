@@ -5,7 +5,7 @@ import { openInMemoryStore } from "../store/open/embedded.js";
 import type { Store } from "../store/store.js";
 import { DEFAULT_EVENT_STREAM, startStoreEventFeed } from "../stream/index.js";
 import type { StoreEventFeed } from "../stream/store-feed.js";
-import { mintReadToken } from "./read-token.js";
+import { storedReadToken } from "./testing/read-token.js";
 import { createTokenAuth } from "./token-auth.js";
 
 // Who may call the event streams, /metrics and the operator actions: each route with no token, a
@@ -68,8 +68,7 @@ async function call(
 
 /** A live read-only token and a registered worker's bearer. */
 async function credentials(a: ReturnType<typeof app>) {
-  const minted = await mintReadToken();
-  await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "matrix" });
+  const minted = await storedReadToken(store, "matrix");
   const registered = await a.request("/workers/register", {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${BOOTSTRAP}` },

@@ -7,9 +7,9 @@ import type { AuthPort, Logger } from "../ports/index.js";
 import type { Store } from "../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../store/testing/fixtures.js";
 import { inProcessAuth } from "./in-process.js";
-import { mintReadToken } from "./read-token.js";
 import { sha256Hex } from "./secrets.js";
 import { deriveSigningKey } from "./signing-key.js";
+import { storedReadToken } from "./testing/read-token.js";
 import { createTokenAuth } from "./token-auth.js";
 
 const BOOTSTRAP = "bootstrap-secret-for-tests";
@@ -307,8 +307,7 @@ describe("GET /metrics", () => {
       createTokenAuth({ bootstrapToken: BOOTSTRAP, legacyToken: LEGACY, adminToken: ADMIN, log }),
     );
     const worker = await register(a);
-    const read = await mintReadToken();
-    await store.createReadToken({ id: read.id, tokenHash: read.tokenHash });
+    const read = await storedReadToken(store);
 
     const none = await scrape(a);
     expect401(

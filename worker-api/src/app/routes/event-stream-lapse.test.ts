@@ -1,6 +1,6 @@
 import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintReadToken } from "../../auth/read-token.js";
+import { storedReadToken } from "../../auth/testing/read-token.js";
 import { createTokenAuth, type TokenAuthOptions } from "../../auth/token-auth.js";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -40,10 +40,8 @@ const app = (options: Partial<TokenAuthOptions> = {}) =>
     },
   });
 
-async function readToken(): Promise<{ id: string; token: string }> {
-  const minted = await mintReadToken();
-  await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "browser" });
-  return minted;
+function readToken(): Promise<{ id: string; token: string }> {
+  return storedReadToken(store, "browser");
 }
 
 /** Reads `path`'s stream until it ends; rejects when it is still open after `timeoutMs`. */

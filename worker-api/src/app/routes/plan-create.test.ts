@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintReadToken } from "../../auth/read-token.js";
+import { storedReadToken } from "../../auth/testing/read-token.js";
 import { createTokenAuth, type TokenAuthOptions } from "../../auth/token-auth.js";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -100,8 +100,7 @@ describe("POST /api/v1/plans with the admin token", () => {
   });
 
   it("refuses a read-only token with 403, and a worker's bearer, the bootstrap token or none with 401", async () => {
-    const read = await mintReadToken();
-    await store.createReadToken({ id: read.id, tokenHash: read.tokenHash, label: "dashboard" });
+    const read = await storedReadToken(store, "dashboard");
     const a = app({ publicRead: true });
     const registered = await send("POST", "/workers/register", BOOTSTRAP, { hostname: "box" }, a);
     const refusedRead = await send("POST", "/api/v1/plans", read.token, issuePlan(), a);

@@ -1,8 +1,8 @@
 import { parsePlanObject } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintReadToken } from "../../auth/read-token.js";
 import { adminTokenTag, deriveSessionKey, mintSession } from "../../auth/session.js";
 import { deriveSigningKey } from "../../auth/signing-key.js";
+import { storedReadToken } from "../../auth/testing/read-token.js";
 import { createTokenAuth, type TokenAuthOptions } from "../../auth/token-auth.js";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -33,10 +33,8 @@ beforeEach(async () => {
 const app = (options: Partial<TokenAuthOptions> = {}) =>
   harness.app({ auth: createTokenAuth({ bootstrapToken: BOOTSTRAP, adminToken: ADMIN, ...options }) });
 
-async function readToken(): Promise<{ id: string; token: string }> {
-  const minted = await mintReadToken();
-  await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "browser" });
-  return minted;
+function readToken(): Promise<{ id: string; token: string }> {
+  return storedReadToken(store, "browser");
 }
 
 const READS = [

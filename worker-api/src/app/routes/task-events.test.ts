@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintReadToken } from "../../auth/read-token.js";
+import { storedReadToken } from "../../auth/testing/read-token.js";
 import { createTokenAuth } from "../../auth/token-auth.js";
 import { eventTypes, plan, task } from "../../store/contract/helpers.contract.js";
 import type { Store } from "../../store/store.js";
@@ -58,8 +58,7 @@ describe("POST /tasks/{id}/events", () => {
     expect(claimed.status).toBe(200);
 
     expect((await post(a, "/tasks/A/events", finding(w1.worker_id))).status).toBe(401);
-    const read = await mintReadToken();
-    await store.createReadToken({ id: read.id, tokenHash: read.tokenHash });
+    const read = await storedReadToken(store);
     expect([401, 403]).toContain(
       (await post(a, "/tasks/A/events", finding(w1.worker_id), read.token)).status,
     );

@@ -1,6 +1,6 @@
 import { workerListResponseSchema } from "@whilly/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mintReadToken } from "../../auth/read-token.js";
+import { storedReadToken } from "../../auth/testing/read-token.js";
 import { createTokenAuth } from "../../auth/token-auth.js";
 import type { Store } from "../../store/store.js";
 import { openPgliteFixture, type StoreFixture } from "../../store/testing/fixtures.js";
@@ -46,8 +46,7 @@ describe("GET /api/v1/workers", () => {
     const capabilities = { agents: ["claude", "codex"], tags: ["gpu"] };
     await store.createPlan({ id: "p", name: "P" });
     await store.claim({ planId: "p", workerId, leaseMs: 60_000, capabilities });
-    const minted = await mintReadToken();
-    await store.createReadToken({ id: minted.id, tokenHash: minted.tokenHash, label: "dash" });
+    const minted = await storedReadToken(store, "dash");
 
     const reply = await call(a, "/api/v1/workers", minted.token);
     expect(reply.status).toBe(200);
